@@ -1,0 +1,156 @@
+package cache
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/heraldmq/herald"
+)
+
+// Service is the message cache: it validates messages, stores them in a
+// Store and answers queries. Every door into Herald (HTTP, WebSockets, AMQP,
+// SNS deliveries) stores messages through it.
+type Service struct {
+	store Store
+	cfg   Config
+	now   func() time.Time
+	newID func() (uuid.UUID, error)
+
+	mu       sync.RWMutex
+	onStored []func(*Message)
+}
+
+// NewService returns a Service over store with the given limits.
+func NewService(store Store, cfg Config) *Service {
+	return &Service{store: store, cfg: cfg, now: time.Now, newID: uuid.NewUUID}
+}
+
+// Config returns the service's limits.
+func (s *Service) Config() Config { return s.cfg }
+
+// OnStored registers fn to be called, synchronously, after every message the
+// service newly stores (not for repeats). Event publishers and live fan-out
+// hook in here.
+func (s *Service) OnStored(fn func(*Message)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.onStored = append(s.onStored, fn)
+}
+
+// PutInput is a message as a client submits it. Empty ids are assigned.
+type PutInput struct {
+	MessageID string          // optional; a version 1 UUID
+	ReplicaID string          // optional; a version 1 UUID
+	Metadata  json.RawMessage // a JSON object with "paths"
+	Body      []byte          // optional
+	TTL       *int64          // seconds; nil for the default
+}
+
+// PutResult is the outcome of one put.
+type PutResult struct {
+	Message *Message // the stored message (the earlier one for a repeat)
+	Created bool     // false when the message_uuid was already stored
+	Err     error
+}
+
+// Put validates and stores one message. Putting a message_uuid that is
+// already stored changes nothing and returns the stored message with
+// created == false.
+func (s *Service) Put(ctx context.Context, in PutInput) (*Message, bool, error) {
+	m, err := s.build(in)
+	if err != nil {
+		return nil, false, err
+	}
+	stored, created, err := s.store.PutMessage(ctx, m)
+	if err != nil {
+		return nil, false, err
+	}
+	if created {
+		s.mu.RLock()
+		hooks := s.onStored
+		s.mu.RUnlock()
+		for _, fn := range hooks {
+			fn(stored)
+		}
+	}
+	return stored, created, nil
+}
+
+// PutBatch stores up to MaxBatch messages concurrently; each entry succeeds
+// or fails on its own.
+func (s *Service) PutBatch(ctx context.Context, ins []PutInput) ([]PutResult, error) {
+	if len(ins) == 0 {
+		return nil, herald.Errorf(herald.EInvalid, "a batch needs at least one message")
+	}
+	if len(ins) > s.cfg.MaxBatch {
+		return nil, herald.Errorf(herald.ETooLarge, "a batch holds at most %d messages, not %d", s.cfg.MaxBatch, len(ins))
+	}
+	results := make([]PutResult, len(ins))
+	var wg sync.WaitGroup
+	for i := range ins {
+		wg.Go(func() {
+			m, created, err := s.Put(ctx, ins[i])
+			results[i] = PutResult{Message: m, Created: created, Err: err}
+		})
+	}
+	wg.Wait()
+	return results, nil
+}
+
+// build turns client input into a complete, valid Message.
+func (s *Service) build(in PutInput) (*Message, error) {
+	var (
+		m   Message
+		err error
+	)
+	if m.ID, err = s.idOrNew("message_uuid", in.MessageID); err != nil {
+		return nil, err
+	}
+	if m.ReplicaID, err = s.idOrNew("replica_uuid", in.ReplicaID); err != nil {
+		return nil, err
+	}
+	if m.Metadata, m.Paths, err = s.parseMetadata(in.Metadata); err != nil {
+		return nil, err
+	}
+	if len(in.Body) > s.cfg.MaxBodyBytes {
+		return nil, herald.Errorf(herald.ETooLarge, "body is %d bytes, over the limit of %d; store large payloads elsewhere and reference them from metadata", len(in.Body), s.cfg.MaxBodyBytes)
+	}
+	m.Body = in.Body
+	ttl, err := s.ttl(in.TTL)
+	if err != nil {
+		return nil, err
+	}
+	m.ReceivedAt = s.now().UTC().Truncate(time.Millisecond)
+	m.ExpiresAt = m.ReceivedAt.Add(ttl)
+	return &m, nil
+}
+
+func (s *Service) idOrNew(field, text string) (uuid.UUID, error) {
+	if text != "" {
+		return ParseMessageID(field, text)
+	}
+	id, err := s.newID()
+	if err != nil {
+		return uuid.Nil, &herald.Error{Code: herald.EInternal, Message: "cannot generate a UUID", Err: err}
+	}
+	return id, nil
+}
+
+// Get returns one unexpired message by its textual message_uuid.
+func (s *Service) Get(ctx context.Context, id string) (*Message, error) {
+	u, err := ParseMessageID("message_uuid", id)
+	if err != nil {
+		return nil, err
+	}
+	ms, err := s.store.GetMessages(ctx, []uuid.UUID{u})
+	if err != nil {
+		return nil, err
+	}
+	if ms[0] == nil {
+		return nil, herald.Errorf(herald.ENotFound, "message %s not found (or expired)", u)
+	}
+	return ms[0], nil
+}

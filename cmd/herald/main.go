@@ -1,0 +1,95 @@
+// Command herald runs the Herald server and talks to one from a terminal.
+//
+//	herald [serve] [flags]      run the server (the default command)
+//	herald put|get|latest|all|journal|paths ...   client commands
+//
+// Run `herald --help` or `herald COMMAND --help` for every flag.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// command is one herald subcommand.
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+}
+
+func commands() []command {
+	return []command{
+		{"serve", "run the Herald server (the default when no command is given)", runServe},
+		{"put", "store a message", runPut},
+		{"get", "show one message by its message_uuid", runGet},
+		{"latest", "show the latest message of every path matching a pattern", runLatest},
+		{"all", "show every unexpired message of one path, newest first", runAll},
+		{"journal", "show the messages received in a time range, oldest first", runJournal},
+		{"paths", "list the paths at or below a prefix", runPaths},
+		{"bench", "load a running server and report throughput and latency (bench cache)", runBench},
+	}
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	if errors.Is(err, flag.ErrHelp) {
+		os.Exit(0)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "herald:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 {
+		switch args[0] {
+		case "-h", "-help", "--help", "help":
+			usage(stdout)
+			return nil
+		}
+		for _, c := range commands() {
+			if c.name == args[0] {
+				return c.run(ctx, args[1:], stdout, stderr)
+			}
+		}
+		if args[0] != "" && args[0][0] != '-' {
+			usage(stderr)
+			return fmt.Errorf("unknown command %q", args[0])
+		}
+	}
+	return runServe(ctx, args, stdout, stderr)
+}
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, `Herald: a message cache with path queries, SQS/SNS-compatible queues and
+topics, WebSocket push and an AMQP bridge.
+
+Usage:
+  herald [serve] [flags]     run the server; see 'herald serve --help'
+  herald COMMAND [flags]     talk to a running server
+
+Commands:
+`)
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
+	}
+	fmt.Fprint(w, `
+Every flag of 'herald serve' can also be set with an environment variable:
+HERALD_ followed by the flag name in capitals with '-' as '_' (for example
+HERALD_LISTEN=0.0.0.0:4566). A flag on the command line wins over the
+environment. Client commands take --server (HERALD_SERVER), default
+http://127.0.0.1:4566.
+
+Run 'herald COMMAND --help' for the flags of a command.
+`)
+}

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/heraldmq/herald/cache"
+	"github.com/heraldmq/herald/httpapi"
+	"github.com/heraldmq/herald/metrics"
+	"github.com/heraldmq/herald/pebblestore"
+)
+
+// serveConfig is everything 'herald serve' is told.
+type serveConfig struct {
+	listen       string
+	store        string
+	dataDir      string
+	reapInterval time.Duration
+	logLevel     string
+	cache        cache.Config
+}
+
+func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg := serveConfig{cache: cache.DefaultConfig()}
+	fs := newFlagSet("serve", "serve [flags]", stderr)
+	fs.StringVar(&cfg.listen, "listen", "127.0.0.1:4566", "address to serve HTTP on (host:port; port 0 picks a free one)")
+	fs.StringVar(&cfg.store, "store", "embedded", "storage engine: embedded (Pebble, in --data-dir)")
+	fs.StringVar(&cfg.dataDir, "data-dir", "./herald-data", "directory of the embedded store")
+	fs.DurationVar(&cfg.reapInterval, "reap-interval", 10*time.Second, "how often expired messages are reclaimed from the embedded store")
+	fs.StringVar(&cfg.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	fs.DurationVar(&cfg.cache.DefaultTTL, "default-ttl", cfg.cache.DefaultTTL, "TTL of a message that names none")
+	fs.DurationVar(&cfg.cache.MaxTTL, "max-ttl", cfg.cache.MaxTTL, "longest TTL a message may ask for")
+	fs.IntVar(&cfg.cache.MaxMetadataBytes, "max-metadata-bytes", cfg.cache.MaxMetadataBytes, "largest metadata JSON object, in bytes")
+	fs.IntVar(&cfg.cache.MaxBodyBytes, "max-body-bytes", cfg.cache.MaxBodyBytes, "largest message body, in bytes")
+	fs.IntVar(&cfg.cache.MaxPaths, "max-paths", cfg.cache.MaxPaths, "most paths one message may name")
+	fs.IntVar(&cfg.cache.MaxLimit, "max-page-limit", cfg.cache.MaxLimit, "largest page a query may ask for")
+	fs.IntVar(&cfg.cache.DefaultLimit, "default-page-limit", cfg.cache.DefaultLimit, "page size of a query that names none")
+	fs.IntVar(&cfg.cache.MaxBatch, "max-batch", cfg.cache.MaxBatch, "most messages in one batch put")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("serve takes no arguments, got %q", fs.Args())
+	}
+	if err := cfg.validate(); err != nil {
+		return err
+	}
+	return serve(ctx, cfg, stderr)
+}
+
+func (c serveConfig) validate() error {
+	switch {
+	case c.store != "embedded":
+		return fmt.Errorf("--store %q: the engines are: embedded", c.store)
+	case c.cache.DefaultTTL < time.Second || c.cache.DefaultTTL > c.cache.MaxTTL:
+		return fmt.Errorf("--default-ttl must be at least 1s and at most --max-ttl (%s)", c.cache.MaxTTL)
+	case c.cache.MaxMetadataBytes < 16, c.cache.MaxBodyBytes < 0, c.cache.MaxPaths < 1, c.cache.MaxBatch < 1:
+		return errors.New("size limits must be positive")
+	case c.cache.MaxLimit < 1 || c.cache.DefaultLimit < 1 || c.cache.DefaultLimit > c.cache.MaxLimit:
+		return errors.New("--default-page-limit must be between 1 and --max-page-limit")
+	}
+	return nil
+}
+
+func newLogger(level string, w io.Writer) (*slog.Logger, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(strings.ToUpper(level))); err != nil {
+		return nil, fmt.Errorf("--log-level %q: %v", level, err)
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l})), nil
+}
+
+// serve runs Herald until ctx is cancelled, then shuts down cleanly.
+func serve(ctx context.Context, cfg serveConfig, stderr io.Writer) error {
+	log, err := newLogger(cfg.logLevel, stderr)
+	if err != nil {
+		return err
+	}
+	db, err := pebblestore.Open(cfg.dataDir, pebblestore.Options{ReapInterval: cfg.reapInterval, Logger: log})
+	if err != nil {
+		return fmt.Errorf("open the embedded store in %s: %w", cfg.dataDir, err)
+	}
+	defer db.Close()
+
+	m := metrics.New()
+	svc := cache.NewService(metrics.InstrumentCacheStore(db, m), cfg.cache)
+	handler := httpapi.New(svc, m, log)
+
+	ln, err := net.Listen("tcp", cfg.listen)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	log.Info("herald listening", "addr", "http://"+ln.Addr().String(), "store", cfg.store, "data_dir", cfg.dataDir)
+
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("herald shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		return err
+	}
+	return nil
+}

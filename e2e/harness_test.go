@@ -1,0 +1,161 @@
+// Package e2e tests Herald end to end: a real `herald serve` process on a
+// random port, driven through real clients (Go's HTTP client via package
+// client, curl, the herald CLI).
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/heraldmq/herald/client"
+)
+
+// heraldBin is the herald binary built once for the whole package.
+var heraldBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "herald-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	heraldBin = filepath.Join(dir, "herald")
+	build := exec.Command("go", "build", "-o", heraldBin, "../cmd/herald")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building herald:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// server is one running `herald serve` process.
+type server struct {
+	URL     string
+	DataDir string
+	cmd     *exec.Cmd
+	done    chan struct{}
+	logMu   sync.Mutex
+	log     strings.Builder
+}
+
+var listenLine = regexp.MustCompile(`addr=(http://[^ ]+)`)
+
+// startServer runs herald serve on a free port with its data in dataDir
+// ("" for a fresh temporary directory) and waits until it answers. The
+// process is stopped when the test ends.
+func startServer(t *testing.T, dataDir string, extraArgs ...string) *server {
+	t.Helper()
+	if dataDir == "" {
+		dataDir = t.TempDir()
+	}
+	args := append([]string{"serve", "--listen", "127.0.0.1:0", "--data-dir", dataDir}, extraArgs...)
+	cmd := exec.Command(heraldBin, args...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start herald: %v", err)
+	}
+	s := &server{DataDir: dataDir, cmd: cmd, done: make(chan struct{})}
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			line := sc.Text()
+			s.logMu.Lock()
+			s.log.WriteString(line + "\n")
+			s.logMu.Unlock()
+			if m := listenLine.FindStringSubmatch(line); m != nil && strings.Contains(line, "listening") {
+				select {
+				case addr <- m[1]:
+				default:
+				}
+			}
+		}
+		io.Copy(io.Discard, stderr)
+	}()
+	go func() { cmd.Wait(); close(s.done) }()
+	t.Cleanup(func() { s.stop(t) })
+	select {
+	case s.URL = <-addr:
+	case <-s.done:
+		t.Fatalf("herald exited before listening:\n%s", s.logs())
+	case <-time.After(30 * time.Second):
+		t.Fatalf("herald did not start listening in 30s:\n%s", s.logs())
+	}
+	waitHealthy(t, s.URL)
+	return s
+}
+
+func waitHealthy(t *testing.T, url string) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		resp, err := http.Get(url + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("%s/healthz did not answer 200 within 15s", url)
+}
+
+func (s *server) logs() string {
+	s.logMu.Lock()
+	defer s.logMu.Unlock()
+	return s.log.String()
+}
+
+// stop ends the process with SIGTERM (a clean shutdown) unless it already
+// ended, and reports a failed shutdown.
+func (s *server) stop(t *testing.T) {
+	t.Helper()
+	select {
+	case <-s.done:
+		return
+	default:
+	}
+	s.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-s.done:
+	case <-time.After(20 * time.Second):
+		s.cmd.Process.Kill()
+		<-s.done
+		t.Errorf("herald did not stop within 20s of SIGTERM:\n%s", s.logs())
+	}
+}
+
+// kill ends the process with SIGKILL, as a crash would.
+func (s *server) kill(t *testing.T) {
+	t.Helper()
+	s.cmd.Process.Signal(syscall.SIGKILL)
+	<-s.done
+}
+
+func (s *server) client() *client.Client { return client.New(s.URL, nil) }
+
+func testContext(t *testing.T) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}

@@ -1,0 +1,99 @@
+package e2e
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// quickstart returns the shell block under README.md's "## Quickstart".
+func quickstart(t *testing.T) string {
+	t.Helper()
+	raw, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(raw), "## Quickstart")
+	if !ok {
+		t.Fatal("README.md has no Quickstart section")
+	}
+	_, block, ok := strings.Cut(section, "```sh\n")
+	if !ok {
+		t.Fatal("README.md's Quickstart has no sh block")
+	}
+	block, _, _ = strings.Cut(block, "```")
+	return block
+}
+
+// TestREADMEQuickstartWorksAsWritten runs the README's curl quickstart
+// against a real server (its address swapped in) and checks every command
+// succeeds and the queries return what the puts stored.
+func TestREADMEQuickstartWorksAsWritten(t *testing.T) {
+	s := startServer(t, "")
+	script := strings.ReplaceAll(quickstart(t), "http://127.0.0.1:4566", s.URL)
+	if !strings.Contains(script, s.URL) {
+		t.Fatal("the quickstart does not talk to http://127.0.0.1:4566")
+	}
+	cmd := exec.Command("bash", "-euo", "pipefail", "-c", script)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("quickstart failed: %v\nstdout:\n%s\nstderr:\n%s", err, out.String(), errOut.String())
+	}
+	for _, want := range []string{
+		`"path":"feeds.breaking-news.12345"`, `"path":"feeds.breaking-news.12347"`,
+		`"body":"aGVsbG8gd29ybGQ="`, `"feeds.sports.1"`,
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("quickstart output lacks %s:\n%s", want, out.String())
+		}
+	}
+}
+
+// TestCLIClientCommands drives the herald binary's client commands against
+// a real server.
+func TestCLIClientCommands(t *testing.T) {
+	s := startServer(t, "")
+	root := uniqueWord(t)
+	herald := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(heraldBin, append(args, "--server", s.URL)...)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("herald %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	put := herald("put", "--path", root+".cli.1", "--metadata", `{"k":"v"}`, "--body", "from the cli", "--ttl", "60")
+	if !strings.Contains(put, `"created": true`) {
+		t.Fatalf("herald put printed %s", put)
+	}
+	id := between(put, `"message_uuid": "`, `"`)
+	if got := herald("get", id); !strings.Contains(got, `"k": "v"`) || !strings.Contains(got, b64("from the cli")) {
+		t.Fatalf("herald get printed %s", got)
+	}
+	if got := herald("latest", root+".#"); !strings.Contains(got, root+".cli.1") {
+		t.Fatalf("herald latest printed %s", got)
+	}
+	if got := herald("all", root+".cli.1"); !strings.Contains(got, id) {
+		t.Fatalf("herald all printed %s", got)
+	}
+	if got := herald("journal"); !strings.Contains(got, id) {
+		t.Fatalf("herald journal printed %s", got)
+	}
+	if got := herald("paths", root); !strings.Contains(got, root+".cli.1") {
+		t.Fatalf("herald paths printed %s", got)
+	}
+	help, err := exec.Command(heraldBin, "serve", "--help").CombinedOutput()
+	if err != nil || !strings.Contains(string(help), "HERALD_DATA_DIR") {
+		t.Fatalf("herald serve --help: %v\n%s", err, help)
+	}
+}
+
+func between(s, start, end string) string {
+	_, rest, _ := strings.Cut(s, start)
+	v, _, _ := strings.Cut(rest, end)
+	return v
+}

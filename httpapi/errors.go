@@ -1,0 +1,51 @@
+package httpapi
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"github.com/heraldmq/herald"
+	"github.com/heraldmq/herald/api"
+)
+
+// statusOf maps a domain error code to its HTTP status.
+func statusOf(code string) int {
+	switch code {
+	case herald.EInvalid:
+		return http.StatusBadRequest
+	case herald.ENotFound:
+		return http.StatusNotFound
+	case herald.ETooLarge:
+		return http.StatusRequestEntityTooLarge
+	case herald.EConflict:
+		return http.StatusConflict
+	case herald.EUnavailable:
+		return http.StatusServiceUnavailable
+	default:
+		return http.StatusInternalServerError
+	}
+}
+
+// toErrorBody returns the client-facing form of err.
+func toErrorBody(err error) (int, api.ErrorBody) {
+	var maxErr *http.MaxBytesError
+	if errors.As(err, &maxErr) {
+		err = herald.Errorf(herald.ETooLarge, "request body is over the limit of %d bytes", maxErr.Limit)
+	}
+	code := herald.ErrorCode(err)
+	return statusOf(code), api.ErrorBody{Code: code, Message: herald.ErrorMessage(err)}
+}
+
+// writeError answers with err in Herald's error shape, logging the ones that
+// are Herald's fault.
+func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
+	status, body := toErrorBody(err)
+	if status >= 500 {
+		log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+		if status == http.StatusServiceUnavailable {
+			w.Header().Set("Retry-After", "1")
+		}
+	}
+	writeJSON(w, status, api.ErrorResponse{Error: body})
+}

@@ -1,0 +1,122 @@
+// Package httpapi serves Herald's JSON HTTP API (docs/http-api.md), its
+// health check and its metrics on Herald's one listener. It is the edge where
+// domain errors become HTTP statuses and JSON error bodies.
+package httpapi
+
+import (
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/heraldmq/herald"
+	"github.com/heraldmq/herald/api"
+	"github.com/heraldmq/herald/cache"
+	"github.com/heraldmq/herald/metrics"
+)
+
+// Server routes Herald's HTTP requests.
+type Server struct {
+	cache   *cache.Service
+	metrics *metrics.Metrics
+	log     *slog.Logger
+	mux     *http.ServeMux
+}
+
+// New returns the HTTP handler for Herald's API over the cache service.
+func New(c *cache.Service, m *metrics.Metrics, log *slog.Logger) *Server {
+	s := &Server{cache: c, metrics: m, log: log, mux: http.NewServeMux()}
+	s.route("/v1/messages", methods{http.MethodPost: s.putMessage})
+	s.route("/v1/messages:batch", methods{http.MethodPost: s.putBatch})
+	s.route("/v1/messages/{uuid}", methods{http.MethodGet: s.getMessage})
+	s.route("/v1/latest", methods{http.MethodGet: s.latest})
+	s.route("/v1/all", methods{http.MethodGet: s.all})
+	s.route("/v1/journal", methods{http.MethodGet: s.journal})
+	s.route("/v1/paths", methods{http.MethodGet: s.paths})
+	s.route("/healthz", methods{http.MethodGet: s.healthz})
+	s.route("/metrics", methods{http.MethodGet: m.Handler().ServeHTTP})
+	s.route("/", methods{}) // anything else: a JSON 404
+	return s
+}
+
+// methods maps HTTP methods to the handlers of one route.
+type methods map[string]http.HandlerFunc
+
+// route registers a path whose unknown methods get a JSON 405 and whose
+// requests are measured under the route's pattern.
+func (s *Server) route(pattern string, ms methods) {
+	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+		h, ok := ms[r.Method]
+		if !ok && r.Method == http.MethodHead {
+			h, ok = ms[http.MethodGet]
+		}
+		switch {
+		case ok:
+			h(w, r)
+		case len(ms) == 0:
+			writeError(w, r, s.log, herald.Errorf(herald.ENotFound, "no such endpoint: %s %s", r.Method, r.URL.Path))
+		default:
+			writeJSON(w, http.StatusMethodNotAllowed, api.ErrorResponse{Error: api.ErrorBody{
+				Code: "method_not_allowed", Message: r.Method + " is not allowed on " + pattern}})
+		}
+	})
+}
+
+// ServeHTTP measures every request and turns panics into 500s.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+	defer func() {
+		if p := recover(); p != nil {
+			if p == http.ErrAbortHandler {
+				panic(p)
+			}
+			s.log.Error("handler panic", "method", r.Method, "path", r.URL.Path, "panic", p)
+			if !rec.wrote {
+				writeJSON(rec, http.StatusInternalServerError, api.ErrorResponse{Error: api.ErrorBody{Code: herald.EInternal, Message: "internal error"}})
+			}
+		}
+		route := r.Pattern
+		if route == "" || route == "/" {
+			route = "unmatched"
+		}
+		s.metrics.ObserveRequest(route, r.Method, rec.status, time.Since(start))
+	}()
+	s.mux.ServeHTTP(rec, r)
+}
+
+// statusRecorder remembers the status code a handler wrote.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+	wrote  bool
+}
+
+func (r *statusRecorder) WriteHeader(code int) {
+	if !r.wrote {
+		r.status, r.wrote = code, true
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *statusRecorder) Write(b []byte) (int, error) {
+	r.wrote = true
+	return r.ResponseWriter.Write(b)
+}
+
+func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		status = http.StatusInternalServerError
+		body = []byte(`{"error":{"code":"internal","message":"cannot encode the response"}}`)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(append(body, '\n'))
+}
+
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}

@@ -1,0 +1,74 @@
+// Package metrics holds Herald's Prometheus instruments: HTTP requests by
+// route and status with latency histograms, and storage operation latency.
+// Each Herald process has one Metrics, served at GET /metrics.
+package metrics
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Metrics is one process's registry and instruments.
+type Metrics struct {
+	Registry        *prometheus.Registry
+	requests        *prometheus.CounterVec
+	requestDuration *prometheus.HistogramVec
+	storeDuration   *prometheus.HistogramVec
+}
+
+// New returns a registry holding Herald's instruments and the Go runtime
+// and process collectors.
+func New() *Metrics {
+	m := &Metrics{
+		Registry: prometheus.NewRegistry(),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "herald_http_requests_total",
+			Help: "HTTP requests answered, by route, method and status code.",
+		}, []string{"route", "method", "status"}),
+		requestDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "herald_http_request_duration_seconds",
+			Help:    "Time to answer an HTTP request, by route and method.",
+			Buckets: prometheus.ExponentialBuckets(0.0001, 2, 18),
+		}, []string{"route", "method"}),
+		storeDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "herald_store_operation_duration_seconds",
+			Help:    "Time of one storage engine operation, by operation and result (ok or error).",
+			Buckets: prometheus.ExponentialBuckets(0.00001, 2, 22),
+		}, []string{"op", "result"}),
+	}
+	m.Registry.MustRegister(m.requests, m.requestDuration, m.storeDuration,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+// Handler serves the registry in the Prometheus text format.
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{Registry: m.Registry})
+}
+
+// ObserveRequest records one answered HTTP request.
+func (m *Metrics) ObserveRequest(route, method string, status int, d time.Duration) {
+	m.requests.WithLabelValues(route, method, statusText(status)).Inc()
+	m.requestDuration.WithLabelValues(route, method).Observe(d.Seconds())
+}
+
+// ObserveStore records one storage operation.
+func (m *Metrics) ObserveStore(op string, err error, d time.Duration) {
+	result := "ok"
+	if err != nil {
+		result = "error"
+	}
+	m.storeDuration.WithLabelValues(op, result).Observe(d.Seconds())
+}
+
+func statusText(code int) string {
+	const digits = "0123456789"
+	if code < 100 || code > 999 {
+		return "other"
+	}
+	return string([]byte{digits[code/100], digits[code/10%10], digits[code%10]})
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package paths
+
+const raceEnabled = false

@@ -1,0 +1,91 @@
+package pebblestore
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+
+	"github.com/heraldmq/herald"
+	"github.com/heraldmq/herald/cache"
+)
+
+// Children lists the direct children of parent in the byte order of their
+// words, strictly after the word after.
+//
+// It is a skip scan over the history keys below parent: the first key of a
+// child's subtree names the child; the child's own entries, if any, come
+// first and give its Latest; then one seek jumps over the rest of the
+// subtree to the next child. A child whose whole subtree has expired (but
+// not yet been reaped) is skipped, at the cost of stepping over its expired
+// entries, which the reaper keeps few.
+func (db *DB) Children(ctx context.Context, parent, after string, limit int) ([]cache.Child, error) {
+	const op = "children"
+	if err := db.enter(ctx, op); err != nil {
+		return nil, err
+	}
+	defer db.leave()
+	if limit <= 0 {
+		return nil, nil
+	}
+	p := childrenPrefix(parent)
+	it, err := db.newIter(ctx, p, prefixEnd(p))
+	if err != nil {
+		return nil, herald.Unavailable(op, err)
+	}
+	seek := p
+	if after != "" {
+		seek = append(append(bytes.Clone(p), after...), sepSubtree)
+	}
+	nowMs := db.now().UnixMilli()
+	out := make([]cache.Child, 0, min(limit, maxPrealloc))
+	err = func() error {
+		for it.SeekGE(seek); it.Valid() && len(out) < limit; it.SeekGE(seek) {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			rest := it.Key()[len(p):]
+			i := wordEnd(rest)
+			if i <= 0 || i == len(rest) {
+				return fmt.Errorf("%w: history key %x", errCorrupt, it.Key())
+			}
+			word := string(rest[:i])
+			node := append(bytes.Clone(p), rest[:i]...) // the child's encoded path
+			var latest *cache.Ref
+			if rest[i] == sepOwn {
+				ref, err := firstLiveHistory(ctx, it, append(bytes.Clone(node), sepOwn), nowMs)
+				if err != nil {
+					return err
+				}
+				latest = ref
+			}
+			live := latest != nil
+			if !live { // anything unexpired further down the subtree?
+				ref, err := firstLiveHistory(ctx, it, append(bytes.Clone(node), sepChild), nowMs)
+				if err != nil {
+					return err
+				}
+				live = ref != nil
+			}
+			if live {
+				out = append(out, cache.Child{Word: word, Latest: latest})
+			}
+			seek = append(node, sepSubtree)
+		}
+		return nil
+	}()
+	if err := closeIter(it, err); err != nil {
+		return nil, herald.Unavailable(op, err)
+	}
+	return out, nil
+}
+
+// wordEnd returns the length of the word at the start of b: the index of
+// the first separator byte, or len(b).
+func wordEnd(b []byte) int {
+	for i, c := range b {
+		if c <= sepChild {
+			return i
+		}
+	}
+	return len(b)
+}

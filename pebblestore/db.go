@@ -1,0 +1,151 @@
+package pebblestore
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/google/uuid"
+	"github.com/heraldmq/herald"
+	"github.com/heraldmq/herald/cache"
+)
+
+var _ cache.Store = (*DB)(nil)
+
+// errClosed is the cause of the errors returned after Close.
+var errClosed = errors.New("pebblestore: database is closed")
+
+// numStripes is the number of put locks; ids hash onto them.
+const (
+	stripeBits = 10
+	numStripes = 1 << stripeBits
+)
+
+// DB is a Herald message store in one Pebble database. It implements
+// cache.Store and is safe for concurrent use.
+type DB struct {
+	pdb *pebble.DB
+	now func() time.Time
+	log *slog.Logger
+
+	// stripes serialize the check-then-write of PutMessage, and the reaper,
+	// per id. Operations on different stripes run, and commit, concurrently.
+	stripes [numStripes]sync.Mutex
+
+	// mu is read-held by every operation and write-held by Close, so the
+	// Pebble DB is never used after (or while) it is closed.
+	mu     sync.RWMutex
+	closed bool
+
+	stopReaper context.CancelFunc // nil when the reaper is disabled
+	reaperDone chan struct{}
+}
+
+// Open opens (creating it if needed) the store in directory dir.
+func Open(dir string, opts Options) (*DB, error) {
+	o := opts.withDefaults()
+	pdb, err := pebble.Open(dir, o.pebbleOptions())
+	if err != nil {
+		return nil, herald.Unavailable("open", err)
+	}
+	db := &DB{pdb: pdb, now: o.Now, log: o.Logger}
+	if err := db.checkFormat(); err != nil {
+		_ = pdb.Close()
+		return nil, err
+	}
+	if o.ReapInterval > 0 {
+		ctx, cancel := context.WithCancel(context.Background())
+		db.stopReaper = cancel
+		db.reaperDone = make(chan struct{})
+		go db.reapLoop(ctx, o.ReapInterval)
+	}
+	return db, nil
+}
+
+// checkFormat records the layout version in a new DB and refuses a DB
+// written with another one.
+func (db *DB) checkFormat() error {
+	v, closer, err := db.pdb.Get(keyFormat)
+	switch {
+	case errors.Is(err, pebble.ErrNotFound):
+		if err := db.pdb.Set(keyFormat, []byte(formatVersion), pebble.Sync); err != nil {
+			return herald.Unavailable("open", err)
+		}
+		return nil
+	case err != nil:
+		return herald.Unavailable("open", err)
+	}
+	defer closer.Close()
+	if string(v) != formatVersion {
+		return herald.Unavailable("open", fmt.Errorf("pebblestore: unsupported format %q (want %q)", v, formatVersion))
+	}
+	return nil
+}
+
+// Close stops the reaper, waits for running operations and closes the
+// database. Later calls return errors; closing twice is harmless.
+func (db *DB) Close() error {
+	if db.stopReaper != nil {
+		db.stopReaper()
+		<-db.reaperDone
+	}
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	if db.closed {
+		return nil
+	}
+	db.closed = true
+	if err := db.pdb.Close(); err != nil {
+		return herald.Unavailable("close", err)
+	}
+	return nil
+}
+
+// enter starts an operation: it fails when ctx is done or the DB is closed,
+// and otherwise holds Close off until the matching leave.
+func (db *DB) enter(ctx context.Context, op string) error {
+	if err := ctx.Err(); err != nil {
+		return herald.Unavailable(op, err)
+	}
+	db.mu.RLock()
+	if db.closed {
+		db.mu.RUnlock()
+		return herald.Unavailable(op, errClosed)
+	}
+	return nil
+}
+
+func (db *DB) leave() { db.mu.RUnlock() }
+
+// stripeOf returns the index of the put lock of id.
+func stripeOf(id uuid.UUID) int {
+	h := binary.LittleEndian.Uint64(id[:8]) ^ binary.LittleEndian.Uint64(id[8:])
+	h *= 0x9e3779b97f4a7c15 // Fibonacci hashing: the top bits mix all of h
+	return int(h >> (64 - stripeBits))
+}
+
+// getRecord reads the record of id, expired or not; nil when missing.
+func (db *DB) getRecord(id uuid.UUID) (*cache.Message, error) {
+	v, closer, err := db.pdb.Get(messageKey(id))
+	if errors.Is(err, pebble.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer closer.Close()
+	return decodeRecord(id, v)
+}
+
+// newIter returns an iterator over [lo, hi).
+func (db *DB) newIter(ctx context.Context, lo, hi []byte) (*pebble.Iterator, error) {
+	return db.pdb.NewIterWithContext(ctx, &pebble.IterOptions{LowerBound: lo, UpperBound: hi})
+}
+
+// ctxCheckEvery is how many keys a scan visits between context checks.
+const ctxCheckEvery = 1024

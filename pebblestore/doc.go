@@ -1,0 +1,12 @@
+// Package pebblestore is Herald's embedded storage engine: an implementation
+// of cache.Store on top of a single Pebble (LSM key-value) database.
+//
+// A message is stored once under its id; the per-path history, the journal
+// and the expiry index are ordered keys that refer to it, written together
+// with the message in one synced batch. The key layout (see keys.go) is
+// chosen so that every query is a single forward range scan: a path's
+// history is newest first, so its first unexpired entry is the path's latest
+// message, and a node's whole subtree is contiguous, so Children can jump
+// from one child to the next with a seek. Expired data is invisible to
+// readers at once and reclaimed by a background reaper.
+package pebblestore

@@ -1,0 +1,113 @@
+package pebblestore
+
+import (
+	"fmt"
+	"log/slog"
+	"runtime"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/bloom"
+	"github.com/cockroachdb/pebble/v2/vfs"
+)
+
+// Options configures a DB. The zero value is usable.
+type Options struct {
+	// ReapInterval is how often expired data is reclaimed. Zero means
+	// 10 seconds; a negative value disables the background reaper
+	// (ReapExpired still works).
+	ReapInterval time.Duration
+
+	// CacheBytes is the size of the block cache. Zero means 64 MiB.
+	CacheBytes int64
+
+	// Now is the clock for expiry decisions. Nil means time.Now.
+	Now func() time.Time
+
+	// Logger receives the engine's and Pebble's log messages. Nil means
+	// slog.Default().
+	Logger *slog.Logger
+
+	// fs replaces the file system, for tests.
+	fs vfs.FS
+}
+
+const (
+	defaultReapInterval = 10 * time.Second
+	defaultCacheBytes   = 64 << 20
+)
+
+func (o Options) withDefaults() Options {
+	if o.ReapInterval == 0 {
+		o.ReapInterval = defaultReapInterval
+	}
+	if o.CacheBytes <= 0 {
+		o.CacheBytes = defaultCacheBytes
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	return o
+}
+
+// pebbleOptions tunes Pebble for Herald's load: many small synced writes
+// (a record plus a few index keys per message), short range scans, point
+// reads by id, and a steady stream of deletions by the reaper.
+func (o Options) pebbleOptions() *pebble.Options {
+	po := &pebble.Options{
+		CacheSize: o.CacheBytes,
+		// Large memtables (default 4 MiB) absorb write bursts and mean fewer,
+		// larger flushes; a message written and reaped before its memtable
+		// is flushed leaves only tombstones behind. Pebble grows memtables
+		// from 256 KiB up to this size, so small DBs stay small.
+		MemTableSize: 64 << 20,
+		// Up to 4 memtables (one filling, three flushing) before writes
+		// stall, so a slow flush does not block puts at once.
+		MemTableStopWritesThreshold: 4,
+		// Compact L0 early (2 sublevels instead of 4): reads, which merge
+		// every L0 sublevel, stay cheap under a constant write load.
+		L0CompactionThreshold: 2,
+		// Stall writes only when compaction has fallen far behind (default
+		// 12): a 64 MiB memtable flush adds several L0 files at once.
+		L0StopWritesThreshold: 32,
+		// Size Lbase like a few memtables, so flushed data does not
+		// immediately trigger a cascade of compactions into deeper levels.
+		LBaseMaxBytes: 256 << 20,
+		// Let compactions run in parallel once L0 or compaction debt grows
+		// (Pebble starts at the lower bound and scales up on its own).
+		CompactionConcurrencyRange: func() (int, int) {
+			return 1, max(2, runtime.GOMAXPROCS(0)/2)
+		},
+		// Newest on-disk format for new DBs; existing ones are upgraded.
+		FormatMajorVersion: pebble.FormatNewest,
+		Logger:             pebbleLogger{o.Logger},
+		FS:                 o.fs,
+	}
+	// Each put first looks its id up and nearly always misses: bloom
+	// filters answer most of those misses without reading a data block.
+	for i := range po.Levels {
+		po.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
+	}
+	return po
+}
+
+// pebbleLogger sends Pebble's log messages to slog.
+type pebbleLogger struct{ l *slog.Logger }
+
+func (p pebbleLogger) Infof(format string, args ...any) {
+	p.l.Info(fmt.Sprintf(format, args...), "component", "pebble")
+}
+
+func (p pebbleLogger) Errorf(format string, args ...any) {
+	p.l.Error(fmt.Sprintf(format, args...), "component", "pebble")
+}
+
+// Fatalf must not return: Pebble calls it when it cannot go on safely.
+func (p pebbleLogger) Fatalf(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	p.l.Error(msg, "component", "pebble", "fatal", true)
+	panic("pebble: " + msg)
+}
