@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -8,6 +9,9 @@ import (
 	"github.com/heraldmq/herald"
 	"github.com/heraldmq/herald/api"
 )
+
+// statusClientClosed is the status recorded for requests whose client left.
+const statusClientClosed = 499
 
 // statusOf maps a domain error code to its HTTP status.
 func statusOf(code string) int {
@@ -32,6 +36,11 @@ func toErrorBody(err error) (int, api.ErrorBody) {
 	var maxErr *http.MaxBytesError
 	if errors.As(err, &maxErr) {
 		err = herald.Errorf(herald.ETooLarge, "request body is over the limit of %d bytes", maxErr.Limit)
+	}
+	if errors.Is(err, context.Canceled) {
+		// The client went away; nobody reads this answer, and it is not a
+		// server failure (nginx's 499 "client closed request").
+		return statusClientClosed, api.ErrorBody{Code: "canceled", Message: "the client closed the request"}
 	}
 	code := herald.ErrorCode(err)
 	return statusOf(code), api.ErrorBody{Code: code, Message: herald.ErrorMessage(err)}

@@ -38,6 +38,10 @@ func (db *DB) Children(ctx context.Context, parent, after string, limit int) ([]
 	}
 	nowMs := db.now().UnixMilli()
 	out := make([]cache.Child, 0, min(limit, maxPrealloc))
+	// node holds P + word, the current child's encoded path; the prefixes
+	// and seek keys below are built on it (Pebble copies seek keys).
+	node := make([]byte, len(p), len(p)+64)
+	copy(node, p)
 	err = func() error {
 		for it.SeekGE(seek); it.Valid() && len(out) < limit; it.SeekGE(seek) {
 			if err := ctx.Err(); err != nil {
@@ -45,14 +49,14 @@ func (db *DB) Children(ctx context.Context, parent, after string, limit int) ([]
 			}
 			rest := it.Key()[len(p):]
 			i := wordEnd(rest)
-			if i <= 0 || i == len(rest) {
+			if i == 0 || i == len(rest) {
 				return fmt.Errorf("%w: history key %x", errCorrupt, it.Key())
 			}
-			word := string(rest[:i])
-			node := append(bytes.Clone(p), rest[:i]...) // the child's encoded path
+			sep := rest[i]
+			node = append(node[:len(p)], rest[:i]...)
 			var latest *cache.Ref
-			if rest[i] == sepOwn {
-				ref, err := firstLiveHistory(ctx, it, append(bytes.Clone(node), sepOwn), nowMs)
+			if sep == sepOwn {
+				ref, err := firstLiveHistory(ctx, it, append(node, sepOwn), nowMs)
 				if err != nil {
 					return err
 				}
@@ -60,14 +64,14 @@ func (db *DB) Children(ctx context.Context, parent, after string, limit int) ([]
 			}
 			live := latest != nil
 			if !live { // anything unexpired further down the subtree?
-				ref, err := firstLiveHistory(ctx, it, append(bytes.Clone(node), sepChild), nowMs)
+				ref, err := firstLiveHistory(ctx, it, append(node, sepChild), nowMs)
 				if err != nil {
 					return err
 				}
 				live = ref != nil
 			}
 			if live {
-				out = append(out, cache.Child{Word: word, Latest: latest})
+				out = append(out, cache.Child{Word: string(node[len(p):]), Latest: latest})
 			}
 			seek = append(node, sepSubtree)
 		}

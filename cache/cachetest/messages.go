@@ -19,38 +19,38 @@ func (s *suite) testPutThenGet(t *testing.T) {
 	}
 	cases := []struct {
 		name   string
-		change func(m *cache.Message)
+		change func(e *env, m *cache.Message)
 	}{
-		{"TextBody", func(m *cache.Message) {}},
-		{"NilBody", func(m *cache.Message) { m.Body = nil }},
-		{"EmptyBody", func(m *cache.Message) { m.Body = []byte{} }},
-		{"BinaryBodyWithZeroBytes", func(m *cache.Message) { m.Body = []byte{0, 1, 0, 0xff, 0xfe, 0, '\n'} }},
-		{"BodyOf64KiB", func(m *cache.Message) { m.Body = bigBody }},
-		{"SeveralPaths", func(m *cache.Message) {
+		{"TextBody", func(e *env, m *cache.Message) {}},
+		{"NilBody", func(e *env, m *cache.Message) { m.Body = nil }},
+		{"EmptyBody", func(e *env, m *cache.Message) { m.Body = []byte{} }},
+		{"BinaryBodyWithZeroBytes", func(e *env, m *cache.Message) { m.Body = []byte{0, 1, 0, 0xff, 0xfe, 0, '\n'} }},
+		{"BodyOf64KiB", func(e *env, m *cache.Message) { m.Body = bigBody }},
+		{"SeveralPaths", func(e *env, m *cache.Message) {
 			m.Paths = []string{e.path("several", "b"), e.path("several", "a"), e.path("several-x")}
-			m.Metadata = mustJSON(t, map[string]any{"paths": m.Paths})
+			m.Metadata = mustJSON(e.t, map[string]any{"paths": m.Paths})
 		}},
-		{"MetadataBytesKeptAsWritten", func(m *cache.Message) {
+		{"MetadataBytesKeptAsWritten", func(e *env, m *cache.Message) {
 			m.Metadata = json.RawMessage("{ \"paths\" : [\"" + m.Paths[0] + "\"],\n\t\"z\": 1.50, \"a\": {\"nested\": [true, null]} }")
 		}},
-		{"MessageTimeLongBeforeReceived", func(m *cache.Message) { m.ID = uuidV1At(e.now.Add(-30 * 24 * time.Hour)) }},
-		{"MessageTimeAfterReceived", func(m *cache.Message) { m.ID = uuidV1At(e.now.Add(5 * time.Minute)) }},
-		{"ReplicaIDOfAnotherTime", func(m *cache.Message) { m.ReplicaID = uuidV1At(time.Date(2014, 2, 1, 9, 39, 0, 0, time.UTC)) }},
-		{"LongPath", func(m *cache.Message) {
+		{"MessageTimeLongBeforeReceived", func(e *env, m *cache.Message) { m.ID = uuidV1At(e.now.Add(-30 * 24 * time.Hour)) }},
+		{"MessageTimeAfterReceived", func(e *env, m *cache.Message) { m.ID = uuidV1At(e.now.Add(5 * time.Minute)) }},
+		{"ReplicaIDOfAnotherTime", func(e *env, m *cache.Message) { m.ReplicaID = uuidV1At(time.Date(2014, 2, 1, 9, 39, 0, 0, time.UTC)) }},
+		{"LongPath", func(e *env, m *cache.Message) {
 			words := make([]string, 20)
 			for i := range words {
 				words[i] = "w" + string(rune('a'+i))
 			}
 			m.Paths = []string{e.path(words...)}
-			m.Metadata = mustJSON(t, map[string]any{"paths": m.Paths})
+			m.Metadata = mustJSON(e.t, map[string]any{"paths": m.Paths})
 		}},
-		{"TTLOfOneDay", func(m *cache.Message) { m.ExpiresAt = m.ReceivedAt.Add(24 * time.Hour) }},
+		{"TTLOfOneDay", func(e *env, m *cache.Message) { m.ExpiresAt = m.ReceivedAt.Add(24 * time.Hour) }},
 	}
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			e := e.sub(t)
 			m := e.msg(tc.name, e.now.Add(-time.Duration(i)*time.Second), e.path("put", tc.name))
-			tc.change(m)
+			tc.change(e, m)
 			e.name(m.ID, tc.name)
 			e.put(m)
 			e.checkGet([]uuid.UUID{m.ID}, []*cache.Message{m})

@@ -24,6 +24,7 @@ type serveConfig struct {
 	dataDir      string
 	reapInterval time.Duration
 	logLevel     string
+	pprofListen  string
 	cache        cache.Config
 }
 
@@ -35,6 +36,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&cfg.dataDir, "data-dir", "./herald-data", "directory of the embedded store")
 	fs.DurationVar(&cfg.reapInterval, "reap-interval", 10*time.Second, "how often expired messages are reclaimed from the embedded store")
 	fs.StringVar(&cfg.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	fs.StringVar(&cfg.pprofListen, "pprof-listen", "", "serve Go's profiler (net/http/pprof) on this address; empty disables it")
 	fs.DurationVar(&cfg.cache.DefaultTTL, "default-ttl", cfg.cache.DefaultTTL, "TTL of a message that names none")
 	fs.DurationVar(&cfg.cache.MaxTTL, "max-ttl", cfg.cache.MaxTTL, "longest TTL a message may ask for")
 	fs.IntVar(&cfg.cache.MaxMetadataBytes, "max-metadata-bytes", cfg.cache.MaxMetadataBytes, "largest metadata JSON object, in bytes")
@@ -100,6 +102,9 @@ func serve(ctx context.Context, cfg serveConfig, stderr io.Writer) error {
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	log.Info("herald listening", "addr", "http://"+ln.Addr().String(), "store", cfg.store, "data_dir", cfg.dataDir)
 
+	if cfg.pprofListen != "" {
+		go servePprof(cfg.pprofListen, log)
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
