@@ -41,6 +41,24 @@ func BenchmarkPutParallel(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "puts/s")
 }
 
+// BenchmarkPutSerial measures synced puts one at a time: about one WAL
+// fsync each, the baseline that BenchmarkPutParallel's grouping beats.
+func BenchmarkPutSerial(b *testing.B) {
+	db := openDB(b, nil, Options{})
+	body := make([]byte, 1024)
+	_, _ = rand.Read(body)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		i++
+		m := benchMessage(uuid.Must(uuid.NewUUID()), time.Now(), fmt.Sprintf("bench.serial.p%d", i%10_000), body)
+		if _, _, err := db.PutMessage(ctx, m); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "puts/s")
+}
+
 func benchMessage(id uuid.UUID, now time.Time, path string, body []byte) *cache.Message {
 	now = now.UTC().Truncate(time.Millisecond)
 	return &cache.Message{

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -609,5 +611,36 @@ func TestPutRejectsUnstorablePaths(t *testing.T) {
 	m := msg(t0, t0, time.Hour)
 	if _, _, err := db.PutMessage(ctx, m); herald.ErrorCode(err) != herald.EInvalid {
 		t.Errorf("no paths: err = %v, want invalid", err)
+	}
+}
+
+// TestConcurrentPutsOfOneID checks that of many simultaneous puts of one id
+// exactly one creates the message, and all return the same stored message.
+func TestConcurrentPutsOfOneID(t *testing.T) {
+	db := openDB(t, newClock(t0), Options{})
+	const n = 32
+	id := v1(t0)
+	var created atomic.Int32
+	var wg sync.WaitGroup
+	for i := range n {
+		m := msg(t0, t0, time.Hour, fmt.Sprintf("same.p%d", i))
+		m.ID = id
+		wg.Go(func() {
+			stored, ok, err := db.PutMessage(ctx, m)
+			if err != nil || stored == nil || stored.ID != id {
+				t.Errorf("PutMessage = %v, %v", stored, err)
+				return
+			}
+			if ok {
+				created.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	if created.Load() != 1 {
+		t.Errorf("%d puts created the message, want 1", created.Load())
+	}
+	if got := keyCounts(t, db); got != "m=1 h=1 j=1 x=1" {
+		t.Errorf("keys: %s", got)
 	}
 }

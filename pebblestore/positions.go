@@ -22,7 +22,11 @@ const uuidEpochSec = 12219292800
 // It reports before when t precedes the UUID epoch and after when t is past
 // any UUID timestamp; exact is false when t is not on a tick boundary.
 func ticksOf(t time.Time) (ticks uint64, exact, before, after bool) {
-	sec := t.Unix() + uuidEpochSec // no overflow: time.Time seconds are far from int64 limits
+	sec := t.Unix()
+	if sec > math.MaxInt64-uuidEpochSec {
+		return 0, false, false, true
+	}
+	sec += uuidEpochSec
 	if sec < 0 {
 		return 0, false, true, false
 	}
