@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"sync"
 
 	"github.com/heraldmq/herald"
 	"github.com/heraldmq/herald/api"
@@ -24,18 +25,34 @@ func (s *Server) maxRequestBytes(batch bool) int64 {
 	return one
 }
 
+// bodyBuffers recycles request-body buffers between requests.
+var bodyBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
 // decodeJSON reads a JSON request body into v, refusing unknown fields and
 // trailing data, with clear errors.
 func (s *Server) decodeJSON(w http.ResponseWriter, r *http.Request, v any, batch bool) error {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.maxRequestBytes(batch)))
-	if err != nil {
+	limit := s.maxRequestBytes(batch)
+	if r.ContentLength > limit {
+		return &http.MaxBytesError{Limit: limit}
+	}
+	buf := bodyBuffers.Get().(*bytes.Buffer)
+	defer func() {
+		if buf.Cap() <= 1<<20 { // keep small buffers only
+			buf.Reset()
+			bodyBuffers.Put(buf)
+		}
+	}()
+	if r.ContentLength > 0 {
+		buf.Grow(int(r.ContentLength) + 1)
+	}
+	if _, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, limit)); err != nil {
 		var maxErr *http.MaxBytesError
 		if errors.As(err, &maxErr) {
 			return err
 		}
 		return herald.Errorf(herald.EInvalid, "cannot read the request body: %v", err)
 	}
-	return decodeStrict(body, v)
+	return decodeStrict(buf.Bytes(), v)
 }
 
 func decodeStrict(body []byte, v any) error {

@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -84,6 +86,12 @@ func serve(ctx context.Context, cfg serveConfig, stderr io.Writer) error {
 	log, err := newLogger(cfg.logLevel, stderr)
 	if err != nil {
 		return err
+	}
+	if _, set := os.LookupEnv("GOGC"); !set {
+		// Requests make short-lived garbage at a high rate while the live
+		// heap stays small: collecting at 5x the live heap instead of 2x
+		// spends far less CPU on GC for little memory. GOGC overrides it.
+		debug.SetGCPercent(400)
 	}
 	db, err := pebblestore.Open(cfg.dataDir, pebblestore.Options{ReapInterval: cfg.reapInterval, Logger: log})
 	if err != nil {
