@@ -1,0 +1,9 @@
+// Package bench holds Herald's end-to-end Go benchmarks: the real HTTP
+// handler over the real embedded engine, on a real TCP listener, driven by
+// concurrent HTTP clients. Run them with
+//
+//	go test -run '^$' -bench . -benchtime 10s ./bench/
+//
+// BENCHMARKS.md records their results with the machine they ran on. The wrk
+// script put.lua loads a separately running `herald serve` the same way.
+package bench
