@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync"
@@ -18,12 +19,15 @@ import (
 	"github.com/heraldmq/herald/pebblestore"
 )
 
+// quietLog drops the engine's log lines.
+var quietLog = slog.New(slog.DiscardHandler)
+
 // openStore opens a pebblestore in a fresh temporary directory, with the
 // background reaper off so that nothing changes under a test, and closes it
 // when the test ends. now is the store's clock for expiry (nil: time.Now).
 func openStore(t *testing.T, now func() time.Time) *pebblestore.DB {
 	t.Helper()
-	db, err := pebblestore.Open(t.TempDir(), pebblestore.Options{ReapInterval: -1, Now: now})
+	db, err := pebblestore.Open(t.TempDir(), pebblestore.Options{ReapInterval: -1, Now: now, Logger: quietLog})
 	if err != nil {
 		t.Fatalf("pebblestore.Open: %v", err)
 	}

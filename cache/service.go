@@ -109,7 +109,6 @@ func (s *Service) build(in PutInput) (*Message, error) {
 	if m.ID, err = s.idOrNew("message_uuid", in.MessageID); err != nil {
 		return nil, err
 	}
-	m.FreshID = in.MessageID == ""
 	if m.ReplicaID, err = s.idOrNew("replica_uuid", in.ReplicaID); err != nil {
 		return nil, err
 	}

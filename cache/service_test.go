@@ -310,6 +310,40 @@ func TestPutIDs(t *testing.T) {
 	})
 }
 
+// A client may store any version 1 uuid, including one that Herald's own
+// generator produces later (the node and clock sequence of Herald's ids are
+// visible in every id it returns). A put whose id Herald generated must then
+// still leave the stored message intact.
+func TestGeneratedIDNeverOverwritesAStoredMessage(t *testing.T) {
+	svc := newService(t, cache.DefaultConfig())
+	ctx := context.Background()
+	id := v1At(time.Now().Add(time.Second), 5)
+	first := mustPut(t, svc, cache.PutInput{MessageID: id.String(), Metadata: meta("gen.a"), Body: []byte("first")})
+
+	cache.SetNewID(svc, func() (uuid.UUID, error) { return id, nil }) // the generator reaches that id
+	second, created, err := svc.Put(ctx, cache.PutInput{Metadata: meta("gen.b"), Body: []byte("second")})
+	if err == nil && created && second.ID == id {
+		t.Errorf("a put with a generated id reports creating %s, which was already stored", id)
+	}
+
+	got, err := svc.Get(ctx, id.String())
+	if err != nil {
+		t.Fatalf("Get(%s): %v", id, err)
+	}
+	if string(got.Metadata) != string(first.Metadata) || string(got.Body) != "first" {
+		t.Errorf("message %s was overwritten: now metadata %s body %q, want %s %q", id, got.Metadata, got.Body, first.Metadata, "first")
+	}
+	all, _, err := svc.All(ctx, "gen.a", "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range all {
+		if m.ID == id && !slices.Contains(m.Paths, "gen.a") {
+			t.Errorf("All(gen.a) lists %s, whose paths are now %q: the index points at another message", id, m.Paths)
+		}
+	}
+}
+
 func TestPutHonoursConfiguredLimits(t *testing.T) {
 	cfg := cache.Config{
 		DefaultTTL:       30 * time.Second,

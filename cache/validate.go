@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/heraldmq/herald"
+	"github.com/heraldmq/herald/internal/jsonobj"
 	"github.com/heraldmq/herald/paths"
 )
 
@@ -33,18 +34,19 @@ func (s *Service) parseMetadata(raw json.RawMessage) (json.RawMessage, []string,
 	if len(raw) > s.cfg.MaxMetadataBytes {
 		return nil, nil, herald.Errorf(herald.ETooLarge, "metadata is %d bytes, over the limit of %d", len(raw), s.cfg.MaxMetadataBytes)
 	}
-	var doc struct {
-		Paths json.RawMessage `json:"paths"`
-	}
 	trimmed := bytes.TrimSpace(raw)
-	if len(trimmed) == 0 || trimmed[0] != '{' || !json.Valid(trimmed) {
-		return nil, nil, herald.Errorf(herald.EInvalid, "metadata must be a JSON object")
-	}
-	if err := json.Unmarshal(trimmed, &doc); err != nil {
+	var pathsJSON json.RawMessage
+	err := jsonobj.Members(trimmed, func(name string, value json.RawMessage) error {
+		if name == "paths" {
+			pathsJSON = value
+		}
+		return nil
+	})
+	if err != nil {
 		return nil, nil, herald.Errorf(herald.EInvalid, "metadata must be a JSON object: %v", err)
 	}
 	var list []string
-	if len(doc.Paths) == 0 || json.Unmarshal(doc.Paths, &list) != nil {
+	if len(pathsJSON) == 0 || json.Unmarshal(pathsJSON, &list) != nil {
 		return nil, nil, herald.Errorf(herald.EInvalid, `metadata.paths must be an array of path strings`)
 	}
 	if len(list) == 0 || len(list) > s.cfg.MaxPaths {

@@ -55,8 +55,13 @@ type walker struct {
 	hits  []hit
 }
 
-// childChunk is how many children one Store.Children call fetches.
-const childChunk = 256
+// Bounds of how many children one Store.Children call fetches: enough for
+// the hits still wanted (a small page does not read 256 children), at most
+// maxChildChunk (a node with a million children is read in pieces).
+const (
+	minChildChunk = 16
+	maxChildChunk = 256
+)
 
 func (w *walker) full() bool { return len(w.hits) >= w.want }
 
@@ -100,7 +105,8 @@ func (w *walker) visit(node []string, st paths.State, afterWord string) error {
 		if err := w.ctx.Err(); err != nil {
 			return err
 		}
-		children, err := w.store.Children(w.ctx, parent, afterWord, childChunk)
+		chunk := min(maxChildChunk, max(minChildChunk, w.want-len(w.hits)+1))
+		children, err := w.store.Children(w.ctx, parent, afterWord, chunk)
 		if err != nil {
 			return err
 		}
@@ -109,7 +115,7 @@ func (w *walker) visit(node []string, st paths.State, afterWord string) error {
 				return err
 			}
 		}
-		if len(children) < childChunk {
+		if len(children) < chunk {
 			return nil
 		}
 		afterWord = children[len(children)-1].Word

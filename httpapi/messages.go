@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"sync"
 
 	"github.com/heraldmq/herald"
 	"github.com/heraldmq/herald/api"
 	"github.com/heraldmq/herald/cache"
+	"github.com/heraldmq/herald/internal/jsonobj"
 )
 
 // maxRequestBytes bounds a request body: a whole batch of messages at the
@@ -43,7 +43,8 @@ func (s *Server) decodeJSON(w http.ResponseWriter, r *http.Request, v any, batch
 		}
 	}()
 	if r.ContentLength > 0 {
-		buf.Grow(int(r.ContentLength) + 1)
+		// Trust the announced length only so far: a client may lie.
+		buf.Grow(int(min(r.ContentLength, 64<<10)) + 1)
 	}
 	if _, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, limit)); err != nil {
 		var maxErr *http.MaxBytesError
@@ -55,25 +56,44 @@ func (s *Server) decodeJSON(w http.ResponseWriter, r *http.Request, v any, batch
 	return decodeStrict(buf.Bytes(), v)
 }
 
+// decodeStrict decodes the JSON object body into the struct v (a pointer),
+// strictly: member names must match v's JSON names exactly and once each, no
+// unknown members, valid UTF-8 and nothing after the object.
 func decodeStrict(body []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return herald.Errorf(herald.EInvalid, "malformed JSON: %v", describeJSONError(err))
-	}
-	if dec.More() {
-		return herald.Errorf(herald.EInvalid, "malformed JSON: data after the top-level value")
+	fields := jsonFields(v)
+	err := jsonobj.Members(body, func(name string, value json.RawMessage) error {
+		target, ok := fields[name]
+		if !ok {
+			return fmt.Errorf("unknown field %q", name)
+		}
+		if err := json.Unmarshal(value, target); err != nil {
+			return fmt.Errorf("field %q: %s", name, describeJSONError(err))
+		}
+		return nil
+	})
+	if err != nil {
+		return herald.Errorf(herald.EInvalid, "malformed JSON: %v", err)
 	}
 	return nil
 }
 
+// jsonFields maps the JSON member names of the request structs to pointers
+// to their fields.
+func jsonFields(v any) map[string]any {
+	switch v := v.(type) {
+	case *api.PutRequest:
+		return map[string]any{"message_uuid": &v.MessageUUID, "replica_uuid": &v.ReplicaUUID,
+			"metadata": &v.Metadata, "body": &v.Body, "ttl": &v.TTL}
+	case *api.BatchRequest:
+		return map[string]any{"messages": &v.Messages}
+	}
+	panic(fmt.Sprintf("httpapi: no JSON fields for %T", v))
+}
+
 func describeJSONError(err error) string {
 	var typeErr *json.UnmarshalTypeError
-	if errors.As(err, &typeErr) && typeErr.Field != "" {
-		return fmt.Sprintf("field %q must be %s, not %s", typeErr.Field, typeErr.Type, typeErr.Value)
-	}
-	if errors.Is(err, io.EOF) {
-		return "empty body"
+	if errors.As(err, &typeErr) {
+		return fmt.Sprintf("must be %s, not %s", typeErr.Type, typeErr.Value)
 	}
 	return err.Error()
 }

@@ -29,15 +29,12 @@ func (db *DB) PutMessage(ctx context.Context, m *cache.Message) (*cache.Message,
 	stripe.Lock()
 	defer stripe.Unlock()
 
-	var old *cache.Message
-	if !m.FreshID {
-		var err error
-		if old, err = db.getRecord(m.ID); err != nil {
-			return nil, false, herald.Unavailable(op, err)
-		}
-		if old != nil && !old.Expired(db.now()) {
-			return old, false, nil
-		}
+	old, err := db.getRecord(m.ID)
+	if err != nil {
+		return nil, false, herald.Unavailable(op, err)
+	}
+	if old != nil && !old.Expired(db.now()) {
+		return old, false, nil
 	}
 
 	rec := appendRecord(make([]byte, 0, recordSize(m)), m)

@@ -13,6 +13,7 @@
 // fails (the reason goes to stderr), 2 on bad arguments.
 
 import com.datastax.driver.core.Cluster;
+import com.datastax.driver.core.CodecRegistry;
 import com.datastax.driver.core.ColumnDefinitions;
 import com.datastax.driver.core.QueryOptions;
 import com.datastax.driver.core.ResultSet;
@@ -58,8 +59,12 @@ public final class HeraldCql {
             builder.withQueryOptions(new QueryOptions().setMetadataEnabled(false));
         }
 
+        // The cluster is not closed: closing waits ~2 s for Netty's graceful
+        // shutdown, and the process exits right after anyway.
         int status = 0;
-        try (Cluster cluster = builder.build(); Session session = cluster.connect()) {
+        try {
+            Cluster cluster = builder.build();
+            Session session = cluster.connect();
             if (ping) {
                 Row row = session.execute("SELECT release_version FROM system.local").one();
                 if (row == null) {
@@ -76,6 +81,7 @@ public final class HeraldCql {
             System.err.println("cql: " + e.getClass().getSimpleName() + ": " + e.getMessage());
             status = 1;
         }
+        System.out.flush();
         System.exit(status);
     }
 
@@ -90,7 +96,10 @@ public final class HeraldCql {
                 if (i > 0) {
                     line.append(" | ");
                 }
-                line.append(defs.getName(i)).append('=').append(row.getObject(i));
+                Object value = row.getObject(i);
+                String text = value == null ? "null"
+                        : CodecRegistry.DEFAULT_INSTANCE.codecFor(defs.getType(i)).format(value);
+                line.append(defs.getName(i)).append('=').append(text);
             }
             System.out.println(line);
         }

@@ -1,0 +1,73 @@
+package jsonobj
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestMembers(t *testing.T) {
+	cases := []struct {
+		name, in string
+		want     string // "name=value;" per member, or "error: <substring>"
+	}{
+		{"empty object", `{}`, ``},
+		{"members in order", `{"b":1,"a":[2,3]}`, `b=1;a=[2,3];`},
+		{"whitespace around", " \n{\"a\" : {\"x\":1} }\t\n", `a={"x":1};`},
+		{"names are exact", `{"Paths":1,"paths":2}`, `Paths=1;paths=2;`},
+		{"duplicate name", `{"a":1,"a":2}`, `error: more than once`},
+		{"trailing brace", `{"a":1}}`, `error: follows`},
+		{"trailing bracket", `{"a":1} ]`, `error: follows`},
+		{"trailing object", `{"a":1}{}`, `error: follows`},
+		{"not an object", `[1]`, `error: object`},
+		{"string", `"x"`, `error: object`},
+		{"truncated", `{"a":`, `error:`},
+		{"empty", ``, `error: ends early`},
+		{"invalid utf-8 in a name", "{\"\xff\":1}", `error: UTF-8`},
+		{"invalid utf-8 in a value", "{\"a\":\"\xa2\"}", `error: UTF-8`},
+		{"bad value", `{"a":tru}`, `error:`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var got strings.Builder
+			err := Members([]byte(tc.in), func(name string, v json.RawMessage) error {
+				got.WriteString(name + "=" + string(v) + ";")
+				return nil
+			})
+			if wantErr, ok := strings.CutPrefix(tc.want, "error:"); ok {
+				if err == nil || !strings.Contains(err.Error(), strings.TrimSpace(wantErr)) {
+					t.Fatalf("Members(%q) error = %v, want one containing %q", tc.in, err, wantErr)
+				}
+				return
+			}
+			if err != nil || got.String() != tc.want {
+				t.Fatalf("Members(%q) = %q, %v; want %q", tc.in, got.String(), err, tc.want)
+			}
+		})
+	}
+}
+
+func FuzzMembers(f *testing.F) {
+	for _, s := range []string{`{}`, `{"a":1}`, `{"a":1,"a":2}`, `{"a":{"b":[1,"x"]}}`, `{"a":1}}`, "{\"\xff\":1}"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		names := map[string]bool{}
+		err := Members(data, func(name string, v json.RawMessage) error {
+			if names[name] {
+				t.Fatalf("name %q reported twice", name)
+			}
+			names[name] = true
+			if !json.Valid(v) {
+				t.Fatalf("value %q of %q is not valid JSON", v, name)
+			}
+			return nil
+		})
+		if err == nil {
+			var obj map[string]json.RawMessage
+			if jerr := json.Unmarshal(data, &obj); jerr != nil {
+				t.Fatalf("Members accepted %q, which encoding/json refuses: %v", data, jerr)
+			}
+		}
+	})
+}
