@@ -58,8 +58,10 @@ func wantStatus(t *testing.T, err error, status int, code string) {
 	}
 }
 
-func TestPutGetRoundTripAndRepeat(t *testing.T) {
-	s := startServer(t, "")
+func TestPutGetRoundTripAndRepeat(t *testing.T) { eachEngine(t, testPutGetRoundTripAndRepeat) }
+
+func testPutGetRoundTripAndRepeat(t *testing.T, e engine) {
+	s := e.start(t, "")
 	c, ctx := s.client(), testContext(t)
 	path := uniqueWord(t) + ".breaking-news.12345"
 	id := uuidAt(t, time.Now()).String()
@@ -103,14 +105,20 @@ func TestPutGetRoundTripAndRepeat(t *testing.T) {
 	}
 }
 
-func TestGetMissingMessageIs404(t *testing.T) {
-	s := startServer(t, "")
+func TestGetMissingMessageIs404(t *testing.T) { eachEngine(t, testGetMissingMessageIs404) }
+
+func testGetMissingMessageIs404(t *testing.T, e engine) {
+	s := e.start(t, "")
 	_, err := s.client().Get(testContext(t), uuidAt(t, time.Now()).String())
 	wantStatus(t, err, 404, "not_found")
 }
 
 func TestLatestOverSubtreeWithWildcards(t *testing.T) {
-	s := startServer(t, "")
+	eachEngine(t, testLatestOverSubtreeWithWildcards)
+}
+
+func testLatestOverSubtreeWithWildcards(t *testing.T, e engine) {
+	s := e.start(t, "")
 	c, ctx := s.client(), testContext(t)
 	root := uniqueWord(t)
 	now := time.Now()
@@ -162,7 +170,11 @@ func TestLatestOverSubtreeWithWildcards(t *testing.T) {
 }
 
 func TestLatestPagesCoverEveryPathOnce(t *testing.T) {
-	s := startServer(t, "")
+	eachEngine(t, testLatestPagesCoverEveryPathOnce)
+}
+
+func testLatestPagesCoverEveryPathOnce(t *testing.T, e engine) {
+	s := e.start(t, "")
 	c, ctx := s.client(), testContext(t)
 	root := uniqueWord(t)
 	var want []string
@@ -215,8 +227,10 @@ func firstDiff(a, b []string) string {
 	return fmt.Sprintf("lengths %d vs %d", len(a), len(b))
 }
 
-func TestAllNewestFirstWithPaging(t *testing.T) {
-	s := startServer(t, "")
+func TestAllNewestFirstWithPaging(t *testing.T) { eachEngine(t, testAllNewestFirstWithPaging) }
+
+func testAllNewestFirstWithPaging(t *testing.T, e engine) {
+	s := e.start(t, "")
 	c, ctx := s.client(), testContext(t)
 	path := uniqueWord(t) + ".scores.game-7"
 	base := time.Now().Add(-time.Hour)
@@ -249,7 +263,11 @@ func TestAllNewestFirstWithPaging(t *testing.T) {
 }
 
 func TestJournalReturnsTimeRangeOldestFirst(t *testing.T) {
-	s := startServer(t, "")
+	eachEngine(t, testJournalReturnsTimeRangeOldestFirst)
+}
+
+func testJournalReturnsTimeRangeOldestFirst(t *testing.T, e engine) {
+	s := e.start(t, "")
 	c, ctx := s.client(), testContext(t)
 	root := uniqueWord(t)
 	from := time.Now().Add(-time.Second)
@@ -288,7 +306,11 @@ func TestJournalReturnsTimeRangeOldestFirst(t *testing.T) {
 }
 
 func TestBatchBadEntryDoesNotFailGoodOnes(t *testing.T) {
-	s := startServer(t, "")
+	eachEngine(t, testBatchBadEntryDoesNotFailGoodOnes)
+}
+
+func testBatchBadEntryDoesNotFailGoodOnes(t *testing.T, e engine) {
+	s := e.start(t, "")
 	c, ctx := s.client(), testContext(t)
 	root := uniqueWord(t)
 	resp, err := c.PutBatch(ctx, []api.PutRequest{
@@ -318,7 +340,11 @@ func TestBatchBadEntryDoesNotFailGoodOnes(t *testing.T) {
 }
 
 func TestExpiredMessagesAreNotReturned(t *testing.T) {
-	s := startServer(t, "", "--reap-interval", "500ms")
+	eachEngine(t, testExpiredMessagesAreNotReturned)
+}
+
+func testExpiredMessagesAreNotReturned(t *testing.T, e engine) {
+	s := e.start(t, "", "--reap-interval", "500ms")
 	c, ctx := s.client(), testContext(t)
 	path := uniqueWord(t) + ".short.lived"
 	resp, _, err := c.Put(ctx, api.PutRequest{Metadata: meta(path), TTL: ttl(1)})

@@ -17,8 +17,12 @@ import (
 // the server with SIGKILL mid-stream, restarts it on the same data directory
 // and checks that every put the server acknowledged is there, intact.
 func TestSIGKILLLosesNoAcknowledgedPut(t *testing.T) {
+	eachEngine(t, testSIGKILLLosesNoAcknowledgedPut)
+}
+
+func testSIGKILLLosesNoAcknowledgedPut(t *testing.T, e engine) {
 	dataDir := t.TempDir()
-	s := startServer(t, dataDir)
+	s := e.start(t, dataDir)
 	c := s.client()
 	root := uniqueWord(t)
 
@@ -48,7 +52,7 @@ func TestSIGKILLLosesNoAcknowledgedPut(t *testing.T) {
 		t.Fatalf("only %d puts acknowledged before the kill; the test needs more load", len(acked))
 	}
 
-	restarted := startServer(t, dataDir)
+	restarted := e.start(t, dataDir)
 	rc, rctx := restarted.client(), testContext(t)
 	for id, body := range acked {
 		got, err := rc.Get(rctx, id)

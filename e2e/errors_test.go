@@ -30,7 +30,11 @@ func rawRequest(t *testing.T, method, url, body string) (int, []byte) {
 }
 
 func TestBadInputGetsJSONErrorsAndChangesNothing(t *testing.T) {
-	s := startServer(t, "", "--max-body-bytes", "1024", "--max-metadata-bytes", "256")
+	eachEngine(t, testBadInputGetsJSONErrorsAndChangesNothing)
+}
+
+func testBadInputGetsJSONErrorsAndChangesNothing(t *testing.T, e engine) {
+	s := e.start(t, "", "--max-body-bytes", "1024", "--max-metadata-bytes", "256")
 	c, ctx := s.client(), testContext(t)
 	path := uniqueWord(t) + ".guarded"
 	id := uuidAt(t, time.Now()).String()

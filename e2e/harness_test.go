@@ -39,6 +39,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	code := m.Run()
+	dropCassandraKeyspace()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
@@ -55,16 +56,36 @@ type server struct {
 
 var listenLine = regexp.MustCompile(`addr=(http://[^ ]+)`)
 
-// startServer runs herald serve on a free port with its data in dataDir
-// ("" for a fresh temporary directory) and waits until it answers. The
-// process is stopped when the test ends.
+// startServer runs herald serve on the embedded engine on a free port with
+// its data in dataDir ("" for a fresh temporary directory) and waits until it
+// answers. The process is stopped when the test ends.
 func startServer(t *testing.T, dataDir string, extraArgs ...string) *server {
+	t.Helper()
+	return embedded.start(t, dataDir, extraArgs...)
+}
+
+// start runs herald serve on engine e; dataDir is the embedded engine's
+// directory ("" for a fresh one) and is ignored by other engines.
+func (e engine) start(t *testing.T, dataDir string, extraArgs ...string) *server {
 	t.Helper()
 	if dataDir == "" {
 		dataDir = t.TempDir()
 	}
-	args := append([]string{"serve", "--listen", "127.0.0.1:0", "--data-dir", dataDir}, extraArgs...)
-	cmd := exec.Command(heraldBin, args...)
+	args := append([]string{"serve", "--listen", "127.0.0.1:0", "--data-dir", dataDir}, e.args()...)
+	args = append(args, extraArgs...)
+	return startProcess(t, dataDir, args)
+}
+
+// startProcess runs the herald binary with args and waits until it serves.
+func startProcess(t *testing.T, dataDir string, args []string) *server {
+	t.Helper()
+	return launch(t, exec.Command(heraldBin, args...), dataDir, true)
+}
+
+// launch starts cmd, waits for its "listening" log line and, when healthy
+// is set, for /healthz to answer 200.
+func launch(t *testing.T, cmd *exec.Cmd, dataDir string, healthy bool) *server {
+	t.Helper()
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -99,7 +120,9 @@ func startServer(t *testing.T, dataDir string, extraArgs ...string) *server {
 	case <-time.After(30 * time.Second):
 		t.Fatalf("herald did not start listening in 30s:\n%s", s.logs())
 	}
-	waitHealthy(t, s.URL)
+	if healthy {
+		waitHealthy(t, s.URL)
+	}
 	return s
 }
 

@@ -4,6 +4,7 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
 	"log/slog"
 	"net/http"
@@ -21,6 +22,7 @@ type Server struct {
 	metrics *metrics.Metrics
 	log     *slog.Logger
 	mux     *http.ServeMux
+	ready   func(context.Context) error // nil: always ready
 }
 
 // New returns the HTTP handler for Herald's API over the cache service.
@@ -117,6 +119,18 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Write(append(body, '\n'))
 }
 
+// SetReadinessCheck makes /healthz answer 503 while check fails (for
+// example while a remote store is still connecting).
+func (s *Server) SetReadinessCheck(check func(context.Context) error) { s.ready = check }
+
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
+	if s.ready != nil {
+		ctx, cancel := context.WithTimeout(r.Context(), time.Second)
+		defer cancel()
+		if err := s.ready(ctx); err != nil {
+			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "error": herald.ErrorMessage(err)})
+			return
+		}
+	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }

@@ -16,27 +16,22 @@ import (
 	"github.com/heraldmq/herald/cache"
 	"github.com/heraldmq/herald/httpapi"
 	"github.com/heraldmq/herald/metrics"
-	"github.com/heraldmq/herald/pebblestore"
 )
 
 // serveConfig is everything 'herald serve' is told.
 type serveConfig struct {
-	listen       string
-	store        string
-	dataDir      string
-	reapInterval time.Duration
-	logLevel     string
-	pprofListen  string
-	cache        cache.Config
+	listen      string
+	store       storeConfig
+	logLevel    string
+	pprofListen string
+	cache       cache.Config
 }
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg := serveConfig{cache: cache.DefaultConfig()}
 	fs := newFlagSet("serve", "serve [flags]", stderr)
 	fs.StringVar(&cfg.listen, "listen", "127.0.0.1:4566", "address to serve HTTP on (host:port; port 0 picks a free one)")
-	fs.StringVar(&cfg.store, "store", "embedded", "storage engine: embedded (Pebble, in --data-dir)")
-	fs.StringVar(&cfg.dataDir, "data-dir", "./herald-data", "directory of the embedded store")
-	fs.DurationVar(&cfg.reapInterval, "reap-interval", 10*time.Second, "how often expired messages are reclaimed from the embedded store")
+	cfg.store.register(fs)
 	fs.StringVar(&cfg.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.StringVar(&cfg.pprofListen, "pprof-listen", "", "serve Go's profiler (net/http/pprof) on this address; empty disables it")
 	fs.DurationVar(&cfg.cache.DefaultTTL, "default-ttl", cfg.cache.DefaultTTL, "TTL of a message that names none")
@@ -61,8 +56,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 func (c serveConfig) validate() error {
 	switch {
-	case c.store != "embedded":
-		return fmt.Errorf("--store %q: the engines are: embedded", c.store)
+	case c.store.engine != "embedded" && c.store.engine != "cassandra":
+		return fmt.Errorf("--store %q: the engines are embedded and cassandra", c.store.engine)
 	case c.cache.DefaultTTL < time.Second || c.cache.DefaultTTL > c.cache.MaxTTL:
 		return fmt.Errorf("--default-ttl must be at least 1s and at most --max-ttl (%s)", c.cache.MaxTTL)
 	case c.cache.MaxMetadataBytes < 16, c.cache.MaxBodyBytes < 0, c.cache.MaxPaths < 1, c.cache.MaxBatch < 1:
@@ -93,22 +88,25 @@ func serve(ctx context.Context, cfg serveConfig, stderr io.Writer) error {
 		// spends far less CPU on GC for little memory. GOGC overrides it.
 		debug.SetGCPercent(400)
 	}
-	db, err := pebblestore.Open(cfg.dataDir, pebblestore.Options{ReapInterval: cfg.reapInterval, Logger: log})
+	db, err := openStore(ctx, cfg.store, log)
 	if err != nil {
-		return fmt.Errorf("open the embedded store in %s: %w", cfg.dataDir, err)
+		return err
 	}
 	defer db.Close()
 
 	m := metrics.New()
 	svc := cache.NewService(metrics.InstrumentCacheStore(db, m), cfg.cache)
 	handler := httpapi.New(svc, m, log)
+	if r, ok := db.(interface{ Ready(context.Context) error }); ok {
+		handler.SetReadinessCheck(r.Ready)
+	}
 
 	ln, err := net.Listen("tcp", cfg.listen)
 	if err != nil {
 		return err
 	}
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
-	log.Info("herald listening", "addr", "http://"+ln.Addr().String(), "store", cfg.store, "data_dir", cfg.dataDir)
+	log.Info("herald listening", append([]any{"addr", "http://" + ln.Addr().String()}, cfg.store.describe()...)...)
 
 	if cfg.pprofListen != "" {
 		go servePprof(cfg.pprofListen, log)

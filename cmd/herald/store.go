@@ -1,0 +1,106 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/heraldmq/herald/cache"
+	"github.com/heraldmq/herald/cassandrastore"
+	"github.com/heraldmq/herald/pebblestore"
+)
+
+// storeConfig selects and configures the storage engine.
+type storeConfig struct {
+	engine       string
+	dataDir      string
+	reapInterval time.Duration
+
+	cassandraHosts       string
+	cassandraKeyspace    string
+	cassandraConsistency string
+	cassandraReplication string
+	cassandraLocalDC     string
+	cassandraUsername    string
+	cassandraPassword    string
+	cassandraTimeout     time.Duration
+}
+
+func (c *storeConfig) register(fs *flag.FlagSet) {
+	fs.StringVar(&c.engine, "store", "embedded", "storage engine: embedded (Pebble in --data-dir, no other process) or cassandra (Apache Cassandra, see --cassandra-*)")
+	fs.StringVar(&c.dataDir, "data-dir", "./herald-data", "directory of the embedded store")
+	fs.DurationVar(&c.reapInterval, "reap-interval", 10*time.Second, "how often expired messages are reclaimed from the embedded store (Cassandra expires them by TTL)")
+	fs.StringVar(&c.cassandraHosts, "cassandra-hosts", "127.0.0.1:9042", "Cassandra contact points, comma-separated host:port")
+	fs.StringVar(&c.cassandraKeyspace, "cassandra-keyspace", "herald", "Cassandra keyspace, created with its tables when absent")
+	fs.StringVar(&c.cassandraConsistency, "cassandra-consistency", "LOCAL_QUORUM", "consistency level of every Cassandra read and write (LOCAL_QUORUM, QUORUM, ONE, ...)")
+	fs.StringVar(&c.cassandraReplication, "cassandra-replication", "1", "replication of a keyspace Herald creates: a factor (SimpleStrategy), or DC:FACTOR,DC:FACTOR (NetworkTopologyStrategy)")
+	fs.StringVar(&c.cassandraLocalDC, "cassandra-local-dc", "", "this node's Cassandra data center: queries go to its replicas first (set it in multi-DC clusters)")
+	fs.StringVar(&c.cassandraUsername, "cassandra-username", "", "Cassandra user (PasswordAuthenticator); empty for none")
+	fs.StringVar(&c.cassandraPassword, "cassandra-password", "", "Cassandra password (prefer the environment variable)")
+	fs.DurationVar(&c.cassandraTimeout, "cassandra-timeout", 5*time.Second, "timeout of each Cassandra query")
+}
+
+// parseReplication reads --cassandra-replication.
+func parseReplication(text string) (cassandrastore.Replication, error) {
+	if n, err := strconv.Atoi(text); err == nil {
+		return cassandrastore.Replication{Class: "SimpleStrategy", Factor: n}, nil
+	}
+	dcs := map[string]int{}
+	for _, part := range strings.Split(text, ",") {
+		dc, factor, ok := strings.Cut(strings.TrimSpace(part), ":")
+		n, err := strconv.Atoi(factor)
+		if !ok || dc == "" || err != nil {
+			return cassandrastore.Replication{}, fmt.Errorf("--cassandra-replication %q: want a factor or DC:FACTOR,DC:FACTOR", text)
+		}
+		dcs[dc] = n
+	}
+	return cassandrastore.Replication{Class: "NetworkTopologyStrategy", DataCenters: dcs}, nil
+}
+
+// openStore opens the configured engine. The Cassandra engine returns at
+// once and connects in the background: until it is connected (and whenever
+// Cassandra is unreachable) requests get 503 and the engine keeps trying.
+func openStore(ctx context.Context, c storeConfig, log *slog.Logger) (cache.Store, error) {
+	switch c.engine {
+	case "embedded":
+		db, err := pebblestore.Open(c.dataDir, pebblestore.Options{ReapInterval: c.reapInterval, Logger: log})
+		if err != nil {
+			return nil, fmt.Errorf("open the embedded store in %s: %w", c.dataDir, err)
+		}
+		return db, nil
+	case "cassandra":
+		repl, err := parseReplication(c.cassandraReplication)
+		if err != nil {
+			return nil, err
+		}
+		var hosts []string
+		for _, h := range strings.Split(c.cassandraHosts, ",") {
+			if h = strings.TrimSpace(h); h != "" {
+				hosts = append(hosts, h)
+			}
+		}
+		st, err := cassandrastore.Open(ctx, cassandrastore.Options{
+			Hosts: hosts, Keyspace: c.cassandraKeyspace, Replication: repl,
+			Consistency: c.cassandraConsistency, LocalDC: c.cassandraLocalDC,
+			Username: c.cassandraUsername, Password: c.cassandraPassword,
+			Timeout: c.cassandraTimeout, Logger: log,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("cassandra store: %w", err)
+		}
+		return st, nil
+	}
+	return nil, fmt.Errorf("--store %q: the engines are embedded and cassandra", c.engine)
+}
+
+// describe names the store for the start-up log line.
+func (c storeConfig) describe() []any {
+	if c.engine == "cassandra" {
+		return []any{"store", c.engine, "cassandra_hosts", c.cassandraHosts, "keyspace", c.cassandraKeyspace}
+	}
+	return []any{"store", c.engine, "data_dir", c.dataDir}
+}
