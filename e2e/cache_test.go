@@ -289,7 +289,11 @@ func testJournalReturnsTimeRangeOldestFirst(t *testing.T, e engine) {
 			t.Fatal(err)
 		}
 		for _, m := range resp.Messages {
-			got = append(got, m.MessageUUID)
+			// Servers on a shared store (Cassandra) see other tests' puts
+			// in the same window: keep this test's own.
+			if slices.Contains(want, m.MessageUUID) {
+				got = append(got, m.MessageUUID)
+			}
 		}
 		if resp.NextCursor == "" {
 			break
@@ -298,6 +302,9 @@ func testJournalReturnsTimeRangeOldestFirst(t *testing.T, e engine) {
 	}
 	if !slices.Equal(got, want) {
 		t.Fatalf("journal = %v, want %v", got, want)
+	}
+	if e.name != embedded.name {
+		return
 	}
 	empty, err := c.Journal(ctx, to, to.Add(time.Hour), client.PageOptions{})
 	if err != nil || len(empty.Messages) != 0 {
