@@ -24,11 +24,6 @@ type Message struct {
 	Body       []byte          // optional payload
 	ReceivedAt time.Time       // when Herald first stored it, millisecond precision, UTC
 	ExpiresAt  time.Time       // ReceivedAt + TTL, millisecond precision, UTC
-
-	// FreshID is set by the Service when it generated ID for this put
-	// itself: no stored message can have that id, so engines may skip their
-	// lookup for a duplicate. It is never stored.
-	FreshID bool
 }
 
 // Time is the message's recency: the timestamp inside its version 1 UUID.

@@ -28,8 +28,9 @@ type Store interface {
 	//
 	// If an unexpired message with the same ID exists, nothing is written and
 	// the stored message is returned with created == false. Otherwise the
-	// returned message is m and created is true. When m.FreshID is set the
-	// id was generated for this put, and the engine may skip that lookup.
+	// returned message is m and created is true.
+	// (The lookup cannot be skipped even for ids Herald generates: a client
+	// may store any version 1 UUID, including one Herald generates later.)
 	PutMessage(ctx context.Context, m *Message) (stored *Message, created bool, err error)
 
 	// GetMessages returns the messages with the given ids, in the same

@@ -1,0 +1,98 @@
+package cassandrastore
+
+import (
+	"context"
+	"sync"
+
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
+)
+
+// stmt is one CQL statement with its arguments.
+type stmt struct {
+	cql  string
+	args []any
+}
+
+// writeSet collects the statements of one put, grouped by the partition
+// they write: a group's statements go to Cassandra as one unlogged batch
+// (atomic and isolated within the partition, one round trip), different
+// groups as concurrent queries. A batch spanning partitions would only make
+// its coordinator do the fan-out, with the batch log's cost if logged.
+type writeSet struct {
+	index  map[string]int // partition key -> position in groups
+	groups [][]stmt
+	marks  []mark // liveness rows to record once every write succeeded
+}
+
+// add appends a statement for the partition named part (a string naming the
+// table and the partition key).
+func (w *writeSet) add(part, cql string, args ...any) {
+	if w.index == nil {
+		w.index = make(map[string]int)
+	}
+	i, ok := w.index[part]
+	if !ok {
+		i = len(w.groups)
+		w.index[part] = i
+		w.groups = append(w.groups, nil)
+	}
+	w.groups[i] = append(w.groups[i], stmt{cql, args})
+}
+
+// exec runs every group of w concurrently and returns the first error,
+// once all have finished.
+func (c *conn) exec(ctx context.Context, w *writeSet) error {
+	return parallel(len(w.groups), len(w.groups), func(i int) error {
+		g := w.groups[i]
+		if len(g) == 1 {
+			return c.s.Query(g[0].cql, g[0].args...).WithContext(ctx).Exec()
+		}
+		b := c.s.Batch(gocql.UnloggedBatch).WithContext(ctx)
+		for _, st := range g {
+			b.Query(st.cql, st.args...)
+		}
+		return b.Exec()
+	})
+}
+
+// parallel calls fn(0) ... fn(n-1) on up to workers goroutines (the
+// caller's among them) and returns the first error once all calls ended.
+func parallel(n, workers int, fn func(i int) error) error {
+	if n == 0 {
+		return nil
+	}
+	workers = max(1, min(workers, n))
+	var (
+		mu    sync.Mutex
+		next  int
+		first error
+		wg    sync.WaitGroup
+	)
+	work := func() {
+		for {
+			mu.Lock()
+			i := next
+			next++
+			mu.Unlock()
+			if i >= n {
+				return
+			}
+			if err := fn(i); err != nil {
+				mu.Lock()
+				if first == nil {
+					first = err
+				}
+				mu.Unlock()
+			}
+		}
+	}
+	for range workers - 1 {
+		wg.Go(work)
+	}
+	work()
+	wg.Wait()
+	return first
+}
+
+// pageSize is the driver page size for reading about want rows.
+func pageSize(want int) int { return min(max(want+want/4+1, 16), 5000) }
