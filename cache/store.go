@@ -78,6 +78,10 @@ func (r Ref) Position() Position { return Position{At: r.At, ID: r.ID} }
 type Child struct {
 	Word   string
 	Latest *Ref // the latest unexpired message at exactly this node, or nil
+	// HasChildren is false when nothing below this node holds an unexpired
+	// message, so a walk need not list its children; engines may report
+	// true when they cannot tell cheaply.
+	HasChildren bool
 }
 
 // Position is a place in a time-ordered index: references are ordered by At,

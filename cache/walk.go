@@ -111,7 +111,7 @@ func (w *walker) visit(node []string, st paths.State, afterWord string) error {
 			return err
 		}
 		for _, ch := range children {
-			if err := w.child(node, st, ch.Word, ch.Latest, true); err != nil || w.full() {
+			if err := w.child(node, st, ch.Word, ch.Latest, true, ch.HasChildren); err != nil || w.full() {
 				return err
 			}
 		}
@@ -129,7 +129,7 @@ func (w *walker) visitLiterals(node []string, parent string, st paths.State, lit
 		if afterWord != "" && word <= afterWord {
 			continue
 		}
-		if err := w.child(node, st, word, nil, false); err != nil || w.full() {
+		if err := w.child(node, st, word, nil, false, true); err != nil || w.full() {
 			return err
 		}
 	}
@@ -137,9 +137,10 @@ func (w *walker) visitLiterals(node []string, parent string, st paths.State, lit
 }
 
 // child considers one child of node: records it when it matches and holds a
-// message, then walks below it when the pattern can match deeper. known says
-// whether latest was already read from the store.
-func (w *walker) child(node []string, st paths.State, word string, latest *Ref, known bool) error {
+// message, then walks below it when the pattern can match deeper and the
+// child may have children. known says whether latest was already read from
+// the store.
+func (w *walker) child(node []string, st paths.State, word string, latest *Ref, known, hasChildren bool) error {
 	next := w.pat.Step(st, word)
 	path := make([]string, len(node)+1)
 	copy(path, node)
@@ -159,7 +160,7 @@ func (w *walker) child(node []string, st paths.State, word string, latest *Ref, 
 			}
 		}
 	}
-	if w.pat.Alive(next) {
+	if hasChildren && w.pat.Alive(next) {
 		return w.visit(path, next, "")
 	}
 	return nil

@@ -11,7 +11,7 @@ type queries struct {
 	insertHistory, selectHistory              string
 	insertHistoryBucket, selectHistoryBuckets string
 
-	updateNodeLive, updateNodeOwn, updateNodeLatest string
+	updateNodeLive, updateNodeKids, updateNodeOwn, updateNodeLatest string
 	selectNode, selectChildren                      string
 
 	insertJournal, selectJournal              string
@@ -33,10 +33,11 @@ func newQueries(ks string) queries {
 		selectHistoryBuckets: f(`SELECT bucket FROM %s.history_buckets WHERE path = ? AND bucket <= ?`),
 
 		updateNodeLive:   f(`UPDATE %s.nodes USING TIMESTAMP ? AND TTL ? SET live_until = ? WHERE parent = ? AND word = ?`),
+		updateNodeKids:   f(`UPDATE %s.nodes USING TIMESTAMP ? AND TTL ? SET kids_until = ? WHERE parent = ? AND word = ?`),
 		updateNodeOwn:    f(`UPDATE %s.nodes USING TIMESTAMP ? AND TTL ? SET own_until = ? WHERE parent = ? AND word = ?`),
 		updateNodeLatest: f(`UPDATE %s.nodes USING TIMESTAMP ? AND TTL ? SET latest = ? WHERE parent = ? AND word = ?`),
 		selectNode:       f(`SELECT own_until, latest FROM %s.nodes WHERE parent = ? AND word = ?`),
-		selectChildren:   f(`SELECT word, live_until, own_until, latest FROM %s.nodes WHERE parent = ? AND word > ?`),
+		selectChildren:   f(`SELECT word, live_until, own_until, kids_until, latest FROM %s.nodes WHERE parent = ? AND word > ?`),
 
 		insertJournal: f(`INSERT INTO %s.journal (bucket, shard, received_ms, id, expires_at) VALUES (?, ?, ?, ?, ?) USING TTL ?`),
 		// The lower bound is a tuple so that it can resume after a

@@ -109,8 +109,9 @@ var tableDefs = []struct{ name, cql string }{
 	// The path tree: one row per node, in its parent's partition ("." is
 	// the root, since Cassandra refuses empty partition keys). live_until:
 	// until when something at or below the node lives; own_until: until
-	// when a message of the node itself lives; both written USING
-	// TIMESTAMP <expiry µs>. latest: the node's newest message (see
+	// when a message of the node itself lives; kids_until: until when
+	// something below it lives (so walks skip the children of leaves); all
+	// written USING TIMESTAMP <expiry µs>. latest: the node's newest message (see
 	// encodeLatest), written USING TIMESTAMP <message time µs>, so that a
 	// late older message loses. Overwritten constantly: LCS. gc_grace 3 h:
 	// when an expired latest cell is purged on one replica while another
@@ -122,6 +123,7 @@ var tableDefs = []struct{ name, cql string }{
 		word text,
 		live_until bigint,
 		own_until bigint,
+		kids_until bigint,
 		latest blob,
 		PRIMARY KEY (parent, word)
 	) WITH CLUSTERING ORDER BY (word ASC) AND ` + leveled +

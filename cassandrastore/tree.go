@@ -41,6 +41,8 @@ func splitPath(path string) (parent, word string) {
 //
 //   - every prefix of every path (a.b.c: a, a.b, a.b.c) gets live_until,
 //     the time until which something at or below it lives;
+//   - every proper prefix (a, a.b) gets kids_until, the time until which
+//     something below it lives;
 //   - each path's own node gets own_until, until when a message of its own
 //     lives (Latest and Children consult the history only while it does);
 //   - each path's own node gets latest, the reference to m, written USING
@@ -75,11 +77,19 @@ func (st *Store) nodeWrites(w *writeSet, m *cache.Message, ps []string, nowMs in
 				continue
 			}
 			node := p[:i]
+			parent, word := splitPath(node)
+			if i < len(p) && !seen["k\x00"+node] {
+				// node has a descendant: Children reports it, so that tree
+				// walks do not query the children of leaves.
+				seen["k\x00"+node] = true
+				st.liveness(w, "n\x00"+parent, "k\x00"+node, nowMs, expMs, st.q.updateNodeKids, func(ts int64, ttl int, exp int64) []any {
+					return []any{ts, ttl, exp, parent, word}
+				})
+			}
 			if seen[node] {
 				continue
 			}
 			seen[node] = true
-			parent, word := splitPath(node)
 			st.liveness(w, "n\x00"+parent, "l\x00"+node, nowMs, expMs, st.q.updateNodeLive, func(ts int64, ttl int, exp int64) []any {
 				return []any{ts, ttl, exp, parent, word}
 			})
@@ -153,13 +163,14 @@ func (st *Store) Children(ctx context.Context, parent, after string, limit int) 
 		word     string
 		live     int64
 		own      int64
+		kids     int64
 		latest   []byte
 	)
-	for len(out) < limit && iter.Scan(&word, &live, &own, &latest) {
+	for len(out) < limit && iter.Scan(&word, &live, &own, &kids, &latest) {
 		if live <= nowMs {
 			continue
 		}
-		ch := cache.Child{Word: word}
+		ch := cache.Child{Word: word, HasChildren: kids > nowMs}
 		if ref, exp, ok := decodeLatest(latest); ok && exp > nowMs {
 			ch.Latest = &ref
 		} else if own > nowMs {

@@ -64,16 +64,19 @@ func (db *DB) Children(ctx context.Context, parent, after string, limit int) ([]
 				}
 				latest = ref
 			}
-			live := latest != nil
-			if !live { // anything unexpired further down the subtree?
-				ref, err := firstLiveHistory(ctx, it, append(node, sepChild), nowMs)
+			// Past the child's own entries: does anything lie below it?
+			below := append(node, sepChild)
+			advance(it, below)
+			hasChildren := it.Valid() && hasPrefix(it.Key(), below)
+			if latest == nil && hasChildren { // anything unexpired down there?
+				ref, err := firstLiveHistory(ctx, it, below, nowMs)
 				if err != nil {
 					return err
 				}
-				live = ref != nil
+				hasChildren = ref != nil
 			}
-			if live {
-				out = append(out, cache.Child{Word: string(node[len(p):]), Latest: latest})
+			if latest != nil || hasChildren {
+				out = append(out, cache.Child{Word: string(node[len(p):]), Latest: latest, HasChildren: hasChildren})
 			}
 			seek = append(node, sepSubtree)
 		}

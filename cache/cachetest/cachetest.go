@@ -66,6 +66,7 @@ func Run(t *testing.T, open func(t *testing.T) cache.Store) {
 		{"ChildrenPageStrictlyAfterWord", s.testChildrenPaging},
 		{"ChildrenOfWordsThatPrefixOthers", s.testChildrenPrefixWords},
 		{"ChildrenLatestOnlyForNodesWithOwnMessages", s.testChildrenLatest},
+		{"ChildrenReportWhetherTheyHaveChildren", s.testChildrenHasChildren},
 		{"ChildrenOfRootIncludeOwnTopWord", s.testChildrenRoot},
 		{"MessageWithSeveralPathsIsUnderEach", s.testSeveralPaths},
 		{"History", s.testHistory},

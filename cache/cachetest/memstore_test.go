@@ -170,7 +170,7 @@ func (s *memStore) Children(ctx context.Context, parent, after string, limit int
 			break
 		}
 		if w > after {
-			out = append(out, cache.Child{Word: w, Latest: s.latest(prefix + w)})
+			out = append(out, cache.Child{Word: w, Latest: s.latest(prefix + w), HasChildren: true})
 		}
 	}
 	return out, nil

@@ -212,6 +212,31 @@ func (s *suite) testChildrenLatest(t *testing.T) {
 	e.checkChildren("Children of the top word", e.allChildren(e.path(), 10), []childWant{{"latest", nil}})
 }
 
+// testChildrenHasChildren checks that a child with anything below it says
+// so (a walk trusting a false "no children" would miss data); a leaf may
+// say either.
+func (s *suite) testChildrenHasChildren(t *testing.T) {
+	e := s.start(t)
+	parent := e.path("kids")
+	e.putAll(
+		e.msg("leaf", e.now.Add(-3*time.Second), parent+".leaf"),
+		e.msg("own and below", e.now.Add(-2*time.Second), parent+".both"),
+		e.msg("below only", e.now.Add(-time.Second), parent+".both.under", parent+".inner.x.y"),
+	)
+	got := map[string]bool{}
+	for _, c := range e.allChildren(parent, 10) {
+		got[c.Word] = c.HasChildren
+	}
+	for _, word := range []string{"both", "inner"} {
+		if has, ok := got[word]; !ok || !has {
+			t.Errorf("Children of %s: child %q listed=%v HasChildren=%v, want listed with HasChildren", parent, word, ok, has)
+		}
+	}
+	if _, ok := got["leaf"]; !ok {
+		t.Errorf("Children of %s: leaf missing", parent)
+	}
+}
+
 // testChildrenRoot finds the subtest's top word among the children of the
 // root, which a shared store shares with everyone.
 func (s *suite) testChildrenRoot(t *testing.T) {
