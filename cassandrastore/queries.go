@@ -12,7 +12,7 @@ type queries struct {
 	insertHistoryBucket, selectHistoryBuckets string
 
 	updateNodeLive, updateNodeKids, updateNodeOwn, updateNodeLatest string
-	selectNode, selectChildren                      string
+	selectNode, selectChildren                                      string
 
 	insertJournal, selectJournal              string
 	insertJournalBucket, selectJournalBuckets string

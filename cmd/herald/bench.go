@@ -33,6 +33,7 @@ type benchCacheConfig struct {
 	bodyBytes   int
 	ops         string
 	subtree     int
+	pageLimit   int
 	jsonOut     bool
 }
 
@@ -45,6 +46,7 @@ func runBenchCache(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fs.IntVar(&cfg.bodyBytes, "body-bytes", 1024, "body size of put messages")
 	fs.StringVar(&cfg.ops, "ops", "put,latest,all", "operations to run, in order: put, latest, all")
 	fs.IntVar(&cfg.subtree, "subtree-paths", 10000, "paths in the subtree the latest operation queries")
+	fs.IntVar(&cfg.pageLimit, "page-limit", 1000, "page size of the latest and all operations")
 	fs.BoolVar(&cfg.jsonOut, "json", false, "print results as JSON instead of text")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -102,8 +104,8 @@ func (b *cacheBench) runOp(ctx context.Context, op string, progress io.Writer) (
 			return loadgen.Result{}, err
 		}
 		pattern := b.run + ".latest.#"
-		return b.load(ctx, "latest-1000", progress, func(ctx context.Context, w, seq int) (int, error) {
-			page := client.PageOptions{Limit: 1000, Cursor: cursors[(w+seq)%len(cursors)]}
+		return b.load(ctx, fmt.Sprintf("latest-%d", b.cfg.pageLimit), progress, func(ctx context.Context, w, seq int) (int, error) {
+			page := client.PageOptions{Limit: b.cfg.pageLimit, Cursor: cursors[(w+seq)%len(cursors)]}
 			resp, err := b.c.Latest(ctx, pattern, page)
 			return len(resp.Items), err
 		}), nil
@@ -112,8 +114,8 @@ func (b *cacheBench) runOp(ctx context.Context, op string, progress io.Writer) (
 		if err := b.putMany(ctx, 1000, func(int) string { return path }); err != nil {
 			return loadgen.Result{}, err
 		}
-		return b.load(ctx, "all-first-page", progress, func(ctx context.Context, w, seq int) (int, error) {
-			resp, err := b.c.All(ctx, path, client.PageOptions{})
+		return b.load(ctx, fmt.Sprintf("all-first-%d", b.cfg.pageLimit), progress, func(ctx context.Context, w, seq int) (int, error) {
+			resp, err := b.c.All(ctx, path, client.PageOptions{Limit: b.cfg.pageLimit})
 			return len(resp.Messages), err
 		}), nil
 	}
@@ -121,7 +123,7 @@ func (b *cacheBench) runOp(ctx context.Context, op string, progress io.Writer) (
 }
 
 // fillSubtree stores one message in each of cfg.subtree paths and returns
-// the cursors of the subtree's pages of 1000.
+// the cursors of the subtree's pages.
 func (b *cacheBench) fillSubtree(ctx context.Context) ([]string, error) {
 	err := b.putMany(ctx, b.cfg.subtree, func(i int) string {
 		return fmt.Sprintf("%s.latest.c%d.k%d", b.run, i%10, i)
@@ -131,7 +133,7 @@ func (b *cacheBench) fillSubtree(ctx context.Context) ([]string, error) {
 	}
 	cursors := []string{""}
 	for {
-		resp, err := b.c.Latest(ctx, b.run+".latest.#", client.PageOptions{Limit: 1000, Cursor: cursors[len(cursors)-1]})
+		resp, err := b.c.Latest(ctx, b.run+".latest.#", client.PageOptions{Limit: b.cfg.pageLimit, Cursor: cursors[len(cursors)-1]})
 		if err != nil {
 			return nil, err
 		}
