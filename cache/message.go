@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/heraldmq/herald"
+	"github.com/heraldmq/herald/paths"
 )
 
 // Message is one cached message.
@@ -36,4 +38,26 @@ func (m *Message) Expired(now time.Time) bool { return !now.Before(m.ExpiresAt) 
 func UUIDTime(id uuid.UUID) time.Time {
 	sec, nsec := id.Time().UnixTime()
 	return time.Unix(sec, nsec).UTC()
+}
+
+// CheckStorable rejects a message that would break an engine's layout: no
+// paths, an invalid path, an id that is not a version 1 UUID. Service
+// validates far more; engines call this to guard their own invariants
+// against callers that bypass it.
+func CheckStorable(m *Message) error {
+	if m == nil {
+		return herald.Errorf(herald.EInvalid, "message is nil")
+	}
+	if m.ID.Version() != 1 {
+		return herald.Errorf(herald.EInvalid, "message id %s is not a version 1 UUID", m.ID)
+	}
+	if len(m.Paths) == 0 {
+		return herald.Errorf(herald.EInvalid, "message %s has no paths", m.ID)
+	}
+	for _, p := range m.Paths {
+		if err := paths.Validate(p); err != nil {
+			return herald.Errorf(herald.EInvalid, "message %s: %v", m.ID, err)
+		}
+	}
+	return nil
 }

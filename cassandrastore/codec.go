@@ -3,7 +3,6 @@ package cassandrastore
 import (
 	"encoding/binary"
 	"hash/fnv"
-	"math"
 	"time"
 
 	"github.com/google/uuid"
@@ -64,29 +63,6 @@ func ticksOf(t time.Time) (ticks int64, exact, before, after bool) {
 		return 0, false, false, true
 	}
 	return ticks, ns%100 == 0, false, false
-}
-
-// floorMs converts t to Unix milliseconds rounding down, saturating at the
-// int64 limits; exact is false when t has a sub-millisecond part.
-func floorMs(t time.Time) (ms int64, exact bool) {
-	sec := t.Unix()
-	switch {
-	case sec >= math.MaxInt64/1000:
-		return math.MaxInt64, false
-	case sec <= math.MinInt64/1000:
-		return math.MinInt64, false
-	}
-	ns := int64(t.Nanosecond())
-	return sec*1000 + ns/1_000_000, ns%1_000_000 == 0
-}
-
-// ceilMs converts t to Unix milliseconds rounding up, saturating.
-func ceilMs(t time.Time) int64 {
-	ms, exact := floorMs(t)
-	if !exact && ms != math.MaxInt64 {
-		ms++
-	}
-	return ms
 }
 
 func floorDiv(a, b int64) int64 {

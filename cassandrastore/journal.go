@@ -3,6 +3,7 @@ package cassandrastore
 import (
 	"bytes"
 	"context"
+	"github.com/heraldmq/herald/internal/timeconv"
 	"math"
 	"strconv"
 	"sync"
@@ -72,9 +73,9 @@ func (st *Store) Journal(ctx context.Context, from, to time.Time, after cache.Po
 		return nil, nil
 	}
 	nowMs := st.nowMs()
-	lo := jpos{ceilMs(from), []byte{}} // every row of ms ceil(from) is after it
+	lo := jpos{timeconv.CeilMs(from), []byte{}} // every row of ms ceil(from) is after it
 	if !after.IsZero() {
-		ms, exact := floorMs(after.At)
+		ms, exact := timeconv.FloorMs(after.At)
 		a := jpos{ms, after.ID[:]}
 		if !exact { // rows of the millisecond of after.At precede it
 			if ms == math.MaxInt64 {
@@ -86,7 +87,7 @@ func (st *Store) Journal(ctx context.Context, from, to time.Time, after cache.Po
 			lo = a
 		}
 	}
-	hi := ceilMs(to) // exclusive
+	hi := timeconv.CeilMs(to) // exclusive
 	if lo.ms < nowMs-journalPast {
 		lo = jpos{nowMs - journalPast, []byte{}}
 	}

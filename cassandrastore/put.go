@@ -6,7 +6,6 @@ import (
 
 	"github.com/heraldmq/herald"
 	"github.com/heraldmq/herald/cache"
-	"github.com/heraldmq/herald/paths"
 )
 
 // PutMessage stores m: it first reads the id and returns
@@ -24,7 +23,7 @@ import (
 // entries.
 func (st *Store) PutMessage(ctx context.Context, m *cache.Message) (*cache.Message, bool, error) {
 	const op = "put message"
-	if err := checkMessage(m); err != nil {
+	if err := cache.CheckStorable(m); err != nil {
 		return nil, false, err
 	}
 	c, err := st.enter(ctx, op)
@@ -76,27 +75,6 @@ func (st *Store) liveness(w *writeSet, part, key string, nowMs, expMs int64, cql
 	// whatever order the writes arrive in. The TTL matches that expiry.
 	w.add(part, cql, args(exp*1000, ttlSeconds(nowMs, exp), exp)...)
 	w.marks = append(w.marks, mark{key, exp})
-}
-
-// checkMessage rejects what the engine cannot store. Full validation is
-// the caller's (cache.Service); this guards the engine's own invariants:
-// paths are joined by '\n' and split at '.'.
-func checkMessage(m *cache.Message) error {
-	if m == nil {
-		return herald.Errorf(herald.EInvalid, "message is nil")
-	}
-	if len(m.Paths) == 0 {
-		return herald.Errorf(herald.EInvalid, "message %s has no paths", m.ID)
-	}
-	for _, p := range m.Paths {
-		if err := paths.Validate(p); err != nil {
-			return herald.Errorf(herald.EInvalid, "message %s: %v", m.ID, err)
-		}
-	}
-	if m.ID.Version() != 1 {
-		return herald.Errorf(herald.EInvalid, "message id %s is not a version 1 UUID", m.ID)
-	}
-	return nil
 }
 
 // distinct returns ps without repeats, in order.

@@ -3,6 +3,7 @@ package pebblestore
 import (
 	"bytes"
 	"encoding/binary"
+	"github.com/heraldmq/herald/internal/timeconv"
 	"math"
 	"time"
 
@@ -41,29 +42,6 @@ func ticksOf(t time.Time) (ticks uint64, exact, before, after bool) {
 	return ticks, ns%100 == 0, false, false
 }
 
-// floorMs converts t to Unix milliseconds rounding down, saturating at the
-// int64 limits; exact is false when t has a sub-millisecond part.
-func floorMs(t time.Time) (ms int64, exact bool) {
-	sec := t.Unix()
-	switch {
-	case sec >= math.MaxInt64/1000:
-		return math.MaxInt64, false
-	case sec <= math.MinInt64/1000:
-		return math.MinInt64, false
-	}
-	ns := int64(t.Nanosecond())
-	return sec*1000 + ns/1e6, ns%1e6 == 0
-}
-
-// ceilMs converts t to Unix milliseconds rounding up, saturating.
-func ceilMs(t time.Time) int64 {
-	ms, exact := floorMs(t)
-	if !exact && ms != math.MaxInt64 {
-		ms++
-	}
-	return ms
-}
-
 // historyStart returns the key at which the history of the path whose own
 // entries start with prefix resumes strictly after the position after, or
 // ok == false when nothing can follow after.
@@ -94,10 +72,10 @@ func historyStart(prefix []byte, after cache.Position) (start []byte, ok bool) {
 // [from, to) and strictly after the position after, or ok == false when it
 // is empty.
 func journalRange(from, to time.Time, after cache.Position) (lo, hi []byte, ok bool) {
-	lo = timeBound(prefixJournal, ceilMs(from))
-	hi = timeBound(prefixJournal, ceilMs(to))
+	lo = timeBound(prefixJournal, timeconv.CeilMs(from))
+	hi = timeBound(prefixJournal, timeconv.CeilMs(to))
 	if !after.IsZero() {
-		ms, exact := floorMs(after.At)
+		ms, exact := timeconv.FloorMs(after.At)
 		var a []byte
 		switch {
 		case exact:

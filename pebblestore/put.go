@@ -2,7 +2,6 @@ package pebblestore
 
 import (
 	"context"
-	"strings"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/heraldmq/herald"
@@ -17,7 +16,7 @@ import (
 // concurrently, and Pebble groups their WAL syncs.
 func (db *DB) PutMessage(ctx context.Context, m *cache.Message) (*cache.Message, bool, error) {
 	const op = "put message"
-	if err := checkMessage(m); err != nil {
+	if err := cache.CheckStorable(m); err != nil {
 		return nil, false, err
 	}
 	if err := db.enter(ctx, op); err != nil {
@@ -87,35 +86,4 @@ func deleteMessage(b *pebble.Batch, m *cache.Message) error {
 		return err
 	}
 	return b.Delete(expiryKey(m.ExpiresAt.UnixMilli(), m.ID), nil)
-}
-
-// checkMessage rejects what would break the key layout. Full validation is
-// the caller's job (cache.Service); this guards the engine's own invariants.
-func checkMessage(m *cache.Message) error {
-	if m == nil {
-		return herald.Errorf(herald.EInvalid, "message is nil")
-	}
-	if len(m.Paths) == 0 {
-		return herald.Errorf(herald.EInvalid, "message %s has no paths", m.ID)
-	}
-	for _, p := range m.Paths {
-		if !validStorePath(p) {
-			return herald.Errorf(herald.EInvalid, "message %s: path %q cannot be stored", m.ID, p)
-		}
-	}
-	return nil
-}
-
-// validStorePath reports whether p has non-empty words free of the bytes
-// that history keys use as separators.
-func validStorePath(p string) bool {
-	if p == "" || strings.HasPrefix(p, ".") || strings.HasSuffix(p, ".") || strings.Contains(p, "..") {
-		return false
-	}
-	for i := 0; i < len(p); i++ {
-		if p[i] <= sepSubtree {
-			return false
-		}
-	}
-	return true
 }
