@@ -2,7 +2,6 @@ package cassandrastore
 
 import (
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -18,6 +17,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/heraldmq/herald/cache"
+	"github.com/heraldmq/herald/cache/cachetest"
 )
 
 // The tests run against a real Cassandra: HERALD_TEST_CASSANDRA names it
@@ -149,18 +149,7 @@ func TestMain(m *testing.M) {
 }
 
 // uuidAt returns a random version 1 UUID carrying the time at (to 100 ns).
-func uuidAt(at time.Time) uuid.UUID {
-	ticks := uint64(at.Unix()*10_000_000 + int64(at.Nanosecond()/100) + gregorianTicks)
-	var id uuid.UUID
-	binary.BigEndian.PutUint32(id[0:], uint32(ticks))
-	binary.BigEndian.PutUint16(id[4:], uint16(ticks>>32))
-	binary.BigEndian.PutUint16(id[6:], uint16(ticks>>48)&0x0fff|0x1000)
-	r := rand.Uint64()
-	binary.BigEndian.PutUint64(id[8:], r)
-	id[8] = id[8]&0x3f | 0x80 // RFC 4122 variant
-	id[10] |= 0x01            // multicast bit: not a real node id
-	return id
-}
+func uuidAt(at time.Time) uuid.UUID { return cachetest.UUIDAt(at) }
 
 // word returns a random path word of this test run.
 func word() string { return fmt.Sprintf("t%016x", rand.Uint64()) }

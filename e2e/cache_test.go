@@ -1,9 +1,7 @@
 package e2e
 
 import (
-	"crypto/rand"
 	"encoding/base64"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/heraldmq/herald/api"
+	"github.com/heraldmq/herald/cache/cachetest"
 	"github.com/heraldmq/herald/client"
 )
 
@@ -20,17 +19,7 @@ import (
 // sequence and node.
 func uuidAt(t *testing.T, at time.Time) uuid.UUID {
 	t.Helper()
-	const gregorianToUnix = 122192928000000000 // 100ns ticks from 1582-10-15 to 1970-01-01
-	ticks := uint64(at.UnixNano()/100) + gregorianToUnix
-	var u uuid.UUID
-	binary.BigEndian.PutUint32(u[0:4], uint32(ticks))
-	binary.BigEndian.PutUint16(u[4:6], uint16(ticks>>32))
-	binary.BigEndian.PutUint16(u[6:8], uint16(ticks>>48)&0x0fff|0x1000)
-	if _, err := rand.Read(u[8:]); err != nil {
-		t.Fatal(err)
-	}
-	u[8] = u[8]&0x3f | 0x80
-	return u
+	return cachetest.UUIDAt(at)
 }
 
 // uniqueWord returns a path word no other test uses.

@@ -186,7 +186,7 @@ func (e *env) path(words ...string) string {
 // received at the subtest's start and expiring an hour later.
 func (e *env) msg(name string, at time.Time, paths ...string) *cache.Message {
 	e.t.Helper()
-	id := uuidV1At(at.UTC().Truncate(time.Millisecond))
+	id := UUIDAt(at.UTC().Truncate(time.Millisecond))
 	e.name(id, name)
 	meta, err := json.Marshal(struct {
 		Paths []string `json:"paths"`
@@ -197,7 +197,7 @@ func (e *env) msg(name string, at time.Time, paths ...string) *cache.Message {
 	}
 	return &cache.Message{
 		ID:         id,
-		ReplicaID:  uuidV1At(e.now),
+		ReplicaID:  UUIDAt(e.now),
 		Metadata:   meta,
 		Paths:      slices.Clone(paths),
 		Body:       []byte("body of " + name),

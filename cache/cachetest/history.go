@@ -70,7 +70,7 @@ func (s *suite) testHistory(t *testing.T) {
 		for i := range maxID {
 			maxID[i] = 0xff
 		}
-		absent := uuidV1At(tie)
+		absent := UUIDAt(tie)
 		e.name(absent, "absent")
 		pos := func(m *cache.Message) cache.Position { return cache.Position{At: messageTime(m), ID: m.ID} }
 		cases := []struct {

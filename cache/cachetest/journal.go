@@ -91,7 +91,7 @@ func (s *suite) testJournal(t *testing.T) {
 		for i := range maxID {
 			maxID[i] = 0xff
 		}
-		absent := uuidV1At(base)
+		absent := UUIDAt(base)
 		e.name(absent, "absent")
 		pos := func(m *cache.Message) cache.Position { return cache.Position{At: m.ReceivedAt, ID: m.ID} }
 		cases := []struct {

@@ -33,8 +33,8 @@ func TestSuiteOnSharedMemStore(t *testing.T) {
 	for i := range 50 {
 		w := uniqueWord()
 		m := &cache.Message{
-			ID:         uuidV1At(now.Add(-time.Duration(i) * time.Millisecond)),
-			ReplicaID:  uuidV1At(now),
+			ID:         UUIDAt(now.Add(-time.Duration(i) * time.Millisecond)),
+			ReplicaID:  UUIDAt(now),
 			Metadata:   []byte(`{"paths":["` + w + `"]}`),
 			Paths:      []string{w, "ct." + w},
 			ReceivedAt: now.Add(-time.Minute + time.Duration(i)*time.Millisecond),

@@ -33,9 +33,9 @@ func (s *suite) testPutThenGet(t *testing.T) {
 		{"MetadataBytesKeptAsWritten", func(e *env, m *cache.Message) {
 			m.Metadata = json.RawMessage("{ \"paths\" : [\"" + m.Paths[0] + "\"],\n\t\"z\": 1.50, \"a\": {\"nested\": [true, null]} }")
 		}},
-		{"MessageTimeLongBeforeReceived", func(e *env, m *cache.Message) { m.ID = uuidV1At(e.now.Add(-30 * 24 * time.Hour)) }},
-		{"MessageTimeAfterReceived", func(e *env, m *cache.Message) { m.ID = uuidV1At(e.now.Add(5 * time.Minute)) }},
-		{"ReplicaIDOfAnotherTime", func(e *env, m *cache.Message) { m.ReplicaID = uuidV1At(time.Date(2014, 2, 1, 9, 39, 0, 0, time.UTC)) }},
+		{"MessageTimeLongBeforeReceived", func(e *env, m *cache.Message) { m.ID = UUIDAt(e.now.Add(-30 * 24 * time.Hour)) }},
+		{"MessageTimeAfterReceived", func(e *env, m *cache.Message) { m.ID = UUIDAt(e.now.Add(5 * time.Minute)) }},
+		{"ReplicaIDOfAnotherTime", func(e *env, m *cache.Message) { m.ReplicaID = UUIDAt(time.Date(2014, 2, 1, 9, 39, 0, 0, time.UTC)) }},
 		{"LongPath", func(e *env, m *cache.Message) {
 			words := make([]string, 20)
 			for i := range words {
@@ -75,8 +75,8 @@ func (s *suite) testGetMessagesOrder(t *testing.T) {
 	c := e.msg("c", e.now.Add(-1*time.Second), e.path("c"))
 	e.putAll(a, b, c)
 	// Unknown ids: one never stored, and one sharing a stored id's time.
-	x := uuidV1At(e.now.Add(-time.Minute))
-	y := uuidV1At(messageTime(a))
+	x := UUIDAt(e.now.Add(-time.Minute))
+	y := UUIDAt(messageTime(a))
 	e.name(x, "unknown-x")
 	e.name(y, "unknown-y")
 
@@ -124,7 +124,7 @@ func (s *suite) testPutSameIDTwice(t *testing.T) {
 			if !tc.samePaths {
 				second.Paths = []string{e.path(tc.name, "b"), e.path(tc.name + "-other")}
 			}
-			second.ReplicaID = uuidV1At(e.now.Add(time.Second))
+			second.ReplicaID = UUIDAt(e.now.Add(time.Second))
 			second.Metadata = mustJSON(t, map[string]any{"paths": second.Paths, "second": true})
 			second.Body = []byte("body of the second put")
 			second.ReceivedAt = first.ReceivedAt.Add(time.Millisecond)

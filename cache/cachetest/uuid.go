@@ -13,11 +13,11 @@ import (
 // counts from, and the Unix epoch.
 const gregorianToUnix = 122_192_928_000_000_000
 
-// uuidV1At returns a version 1 (time-based) UUID of RFC 4122 whose
+// UUIDAt returns a version 1 (time-based) UUID of RFC 4122 whose
 // timestamp is at, to 100 ns, with a random clock sequence and a random node
 // id. Ids made for the same instant differ only in those random bits, so
 // they tie on message time and are ordered by their bytes.
-func uuidV1At(at time.Time) uuid.UUID {
+func UUIDAt(at time.Time) uuid.UUID {
 	ticks := uint64(at.Unix()*10_000_000 + int64(at.Nanosecond()/100) + gregorianToUnix)
 	var id uuid.UUID
 	binary.BigEndian.PutUint32(id[0:4], uint32(ticks))                  // time_low

@@ -16,21 +16,21 @@ func TestUUIDV1At(t *testing.T) {
 		time.Now().UTC().Truncate(100 * time.Nanosecond),
 		time.Date(5000, 1, 1, 0, 0, 0, 100, time.UTC),
 	} {
-		id := uuidV1At(at)
+		id := UUIDAt(at)
 		if v := id.Version(); v != 1 {
-			t.Errorf("uuidV1At(%s) = %s: version %d, want 1", at, id, v)
+			t.Errorf("UUIDAt(%s) = %s: version %d, want 1", at, id, v)
 		}
 		if v := id.Variant(); v != uuid.RFC4122 {
-			t.Errorf("uuidV1At(%s) = %s: variant %v, want RFC 4122", at, id, v)
+			t.Errorf("UUIDAt(%s) = %s: variant %v, want RFC 4122", at, id, v)
 		}
 		if got := cache.UUIDTime(id); !got.Equal(at) {
-			t.Errorf("uuidV1At(%s) = %s, which carries the time %s", at, id, got)
+			t.Errorf("UUIDAt(%s) = %s, which carries the time %s", at, id, got)
 		}
 		if id[10]&1 != 1 {
-			t.Errorf("uuidV1At(%s) = %s: node id without the multicast bit", at, id)
+			t.Errorf("UUIDAt(%s) = %s: node id without the multicast bit", at, id)
 		}
-		if other := uuidV1At(at); other == id {
-			t.Errorf("uuidV1At(%s) returned %s twice", at, id)
+		if other := UUIDAt(at); other == id {
+			t.Errorf("UUIDAt(%s) returned %s twice", at, id)
 		}
 	}
 }
@@ -43,8 +43,8 @@ func TestUUIDV1AtMatchesGenerator(t *testing.T) {
 		t.Skip(err)
 	}
 	at := cache.UUIDTime(real)
-	mine := uuidV1At(at)
+	mine := UUIDAt(at)
 	if string(mine[:8]) != string(real[:8]) {
-		t.Errorf("time fields of uuidV1At(%s) = %x, want %x as in %s", at, mine[:8], real[:8], real)
+		t.Errorf("time fields of UUIDAt(%s) = %x, want %x as in %s", at, mine[:8], real[:8], real)
 	}
 }
