@@ -15,7 +15,7 @@ import (
 //	0x00    "format"                                    layout version (formatVersion)
 //	'h'     encPath 0x00 ^ticks(8 BE) ^id(16)           expires ms (8 BE)
 //	'j'     ms(received) id(16)                         expires ms (8 BE)
-//	'm'     id(16)                                      message record (codec.go)
+//	'm'     id(16), timestamp bytes first               message record (codec.go)
 //	'x'     ms(expires) id(16)                          empty
 //
 // encPath is the path's words joined by 0x01 instead of '.'. Words only hold
@@ -56,7 +56,7 @@ const (
 var keyFormat = []byte{prefixMeta, 'f', 'o', 'r', 'm', 'a', 't'}
 
 // formatVersion is the current key layout and record format.
-const formatVersion = "herald-pebblestore/1"
+const formatVersion = "herald-pebblestore/2"
 
 const (
 	idLen       = 16
@@ -66,9 +66,21 @@ const (
 
 // messageKey returns the key of a message record.
 func messageKey(id uuid.UUID) []byte {
-	k := make([]byte, 0, 1+idLen)
-	k = append(k, prefixMessage)
-	return append(k, id[:]...)
+	return appendMessageKey(make([]byte, 0, 1+idLen), id)
+}
+
+// appendMessageKey appends the key of a message record to dst: the id's
+// bytes with its timestamp first (time_hi and version, time_mid, time_low,
+// then clock sequence and node). Records thus sort by message time, and the
+// duplicate lookup every put makes for a new id lands past the key range of
+// every flushed file: Pebble answers it from the memtables alone, instead
+// of probing a bloom filter in each file.
+func appendMessageKey(dst []byte, id uuid.UUID) []byte {
+	dst = append(dst, prefixMessage)
+	dst = append(dst, id[6:8]...)
+	dst = append(dst, id[4:6]...)
+	dst = append(dst, id[0:4]...)
+	return append(dst, id[8:]...)
 }
 
 // appendEncPath appends path with its '.' separators replaced by sepChild.

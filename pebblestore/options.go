@@ -34,7 +34,7 @@ type Options struct {
 
 const (
 	defaultReapInterval = 10 * time.Second
-	defaultCacheBytes   = 64 << 20
+	defaultCacheBytes   = 256 << 20
 	walMinSyncInterval  = 500 * time.Microsecond
 )
 

@@ -30,7 +30,11 @@ func (db *DB) GetMessages(ctx context.Context, ids []uuid.UUID) ([]*cache.Messag
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortFunc(order, func(a, b int) int { return bytes.Compare(ids[a][:], ids[b][:]) })
+	keys := make([][]byte, len(ids))
+	for i, id := range ids {
+		keys[i] = messageKey(id)
+	}
+	slices.SortFunc(order, func(a, b int) int { return bytes.Compare(keys[a], keys[b]) })
 	lo := []byte{prefixMessage}
 	it, err := db.newIter(ctx, lo, prefixEnd(lo))
 	if err != nil {
@@ -38,14 +42,13 @@ func (db *DB) GetMessages(ctx context.Context, ids []uuid.UUID) ([]*cache.Messag
 	}
 	now := db.now()
 	err = func() error {
-		key := make([]byte, 0, 1+idLen)
 		for n, i := range order {
 			if n%ctxCheckEvery == ctxCheckEvery-1 {
 				if err := ctx.Err(); err != nil {
 					return err
 				}
 			}
-			key = append(append(key[:0], prefixMessage), ids[i][:]...)
+			key := keys[i]
 			if !it.SeekGE(key) || !bytes.Equal(it.Key(), key) {
 				continue
 			}
