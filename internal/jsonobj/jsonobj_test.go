@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestMembers(t *testing.T) {
@@ -52,21 +53,33 @@ func FuzzMembers(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		names := map[string]bool{}
+		got := map[string]json.RawMessage{}
 		err := Members(data, func(name string, v json.RawMessage) error {
-			if names[name] {
+			if _, dup := got[name]; dup {
 				t.Fatalf("name %q reported twice", name)
 			}
-			names[name] = true
+			got[name] = v
 			if !json.Valid(v) {
 				t.Fatalf("value %q of %q is not valid JSON", v, name)
 			}
 			return nil
 		})
-		if err == nil {
-			var obj map[string]json.RawMessage
-			if jerr := json.Unmarshal(data, &obj); jerr != nil {
-				t.Fatalf("Members accepted %q, which encoding/json refuses: %v", data, jerr)
+		var obj map[string]json.RawMessage
+		jerr := json.Unmarshal(data, &obj)
+		if err == nil && jerr != nil {
+			t.Fatalf("Members accepted %q, which encoding/json refuses: %v", data, jerr)
+		}
+		if err != nil || !utf8.Valid(data) {
+			return
+		}
+		// Same members as encoding/json finds (it keeps the last of
+		// repeated names, which Members refuses).
+		if len(obj) != len(got) {
+			t.Fatalf("%q: Members found %d members, encoding/json %d", data, len(got), len(obj))
+		}
+		for name, v := range got {
+			if want, ok := obj[name]; !ok || string(want) != string(v) {
+				t.Fatalf("%q: member %q = %s, encoding/json says %s", data, name, v, want)
 			}
 		}
 	})
