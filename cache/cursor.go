@@ -13,10 +13,10 @@ import (
 // opaque to clients: base64url of a small JSON document naming the query
 // kind it belongs to, so a cursor from one query is refused by another.
 type cursor struct {
-	Kind string    `json:"k"`
-	Path string    `json:"p,omitempty"`  // tree walks: the last path returned
-	At   int64     `json:"t,omitempty"`  // time-ordered indexes: unix nanoseconds
-	ID   uuid.UUID `json:"id,omitempty"` // time-ordered indexes: the last id returned
+	Kind string     `json:"k"`
+	Path string     `json:"p,omitempty"`  // tree walks: the last path returned
+	At   string     `json:"t,omitempty"`  // time-ordered indexes: RFC 3339 to the nanosecond
+	ID   *uuid.UUID `json:"id,omitempty"` // time-ordered indexes: the last id returned
 }
 
 const (
@@ -43,12 +43,16 @@ func decodeCursor(text, kind string) (cursor, error) {
 }
 
 func positionCursor(kind string, p Position) string {
-	return encodeCursor(cursor{Kind: kind, At: p.At.UnixNano(), ID: p.ID})
+	return encodeCursor(cursor{Kind: kind, At: p.At.UTC().Format(time.RFC3339Nano), ID: &p.ID})
 }
 
-func (c cursor) position() Position {
-	if c.At == 0 && c.ID == uuid.Nil {
-		return Position{}
+func (c cursor) position() (Position, error) {
+	if c.ID == nil && c.At == "" {
+		return Position{}, nil
 	}
-	return Position{At: time.Unix(0, c.At).UTC(), ID: c.ID}
+	at, err := time.Parse(time.RFC3339Nano, c.At)
+	if err != nil || c.ID == nil {
+		return Position{}, herald.Errorf(herald.EInvalid, "cursor is not one this query returned")
+	}
+	return Position{At: at.UTC(), ID: *c.ID}, nil
 }

@@ -90,7 +90,11 @@ func (s *Service) All(ctx context.Context, path, cursorText string, limit int) (
 	if err != nil {
 		return nil, Page{}, err
 	}
-	refs, err := s.store.History(ctx, path, c.position(), n+1)
+	after, err := c.position()
+	if err != nil {
+		return nil, Page{}, err
+	}
+	refs, err := s.store.History(ctx, path, after, n+1)
 	if err != nil {
 		return nil, Page{}, err
 	}
@@ -114,7 +118,11 @@ func (s *Service) Journal(ctx context.Context, from, to time.Time, cursorText st
 	if err != nil {
 		return nil, Page{}, err
 	}
-	refs, err := s.store.Journal(ctx, from.UTC(), to.UTC(), c.position(), n+1)
+	after, err := c.position()
+	if err != nil {
+		return nil, Page{}, err
+	}
+	refs, err := s.store.Journal(ctx, from.UTC(), to.UTC(), after, n+1)
 	if err != nil {
 		return nil, Page{}, err
 	}
