@@ -19,6 +19,7 @@ type storeConfig struct {
 	engine       string
 	dataDir      string
 	reapInterval time.Duration
+	cacheBytes   int64
 
 	cassandraHosts       string
 	cassandraKeyspace    string
@@ -33,6 +34,7 @@ type storeConfig struct {
 func (c *storeConfig) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.engine, "store", "embedded", "storage engine: embedded (Pebble in --data-dir, no other process) or cassandra (Apache Cassandra, see --cassandra-*)")
 	fs.StringVar(&c.dataDir, "data-dir", "./herald-data", "directory of the embedded store")
+	fs.Int64Var(&c.cacheBytes, "block-cache-bytes", 256<<20, "memory the embedded store keeps for recently read blocks, in bytes")
 	fs.DurationVar(&c.reapInterval, "reap-interval", 10*time.Second, "how often expired messages are reclaimed from the embedded store (Cassandra expires them by TTL)")
 	fs.StringVar(&c.cassandraHosts, "cassandra-hosts", "127.0.0.1:9042", "Cassandra contact points, comma-separated host:port")
 	fs.StringVar(&c.cassandraKeyspace, "cassandra-keyspace", "herald", "Cassandra keyspace, created with its tables when absent")
@@ -67,7 +69,7 @@ func parseReplication(text string) (cassandrastore.Replication, error) {
 func openStore(ctx context.Context, c storeConfig, log *slog.Logger) (cache.Store, error) {
 	switch c.engine {
 	case "embedded":
-		db, err := pebblestore.Open(c.dataDir, pebblestore.Options{ReapInterval: c.reapInterval, Logger: log})
+		db, err := pebblestore.Open(c.dataDir, pebblestore.Options{ReapInterval: c.reapInterval, CacheBytes: c.cacheBytes, Logger: log})
 		if err != nil {
 			return nil, fmt.Errorf("open the embedded store in %s: %w", c.dataDir, err)
 		}
