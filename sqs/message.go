@@ -1,0 +1,220 @@
+package sqs
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Base data types of a message attribute; a custom type appends ".label",
+// e.g. "Number.float" or "Binary.gif".
+const (
+	DataTypeString = "String"
+	DataTypeNumber = "Number"
+	DataTypeBinary = "Binary"
+)
+
+// MessageAttributeValue is one user message attribute. String and Number
+// types carry StringValue; Binary types carry BinaryValue (raw bytes, already
+// base64-decoded by the protocol edge).
+type MessageAttributeValue struct {
+	DataType    string
+	StringValue string
+	BinaryValue []byte
+}
+
+// BaseDataType returns "String", "Number" or "Binary" for a data type with or
+// without a custom label, and "" for anything else.
+func BaseDataType(dataType string) string {
+	base, _, _ := strings.Cut(dataType, ".")
+	switch base {
+	case DataTypeString, DataTypeNumber, DataTypeBinary:
+		return base
+	}
+	return ""
+}
+
+// AllowedRune reports whether SQS accepts r in a message: #x9 | #xA | #xD |
+// #x20 to #xD7FF | #xE000 to #xFFFD | #x10000 to #x10FFFF.
+func AllowedRune(r rune) bool {
+	switch {
+	case r == 0x9 || r == 0xA || r == 0xD:
+		return true
+	case r >= 0x20 && r <= 0xD7FF:
+		return true
+	case r >= 0xE000 && r <= 0xFFFD:
+		return true
+	case r >= 0x10000 && r <= 0x10FFFF:
+		return true
+	}
+	return false
+}
+
+// firstInvalid returns the byte offset of the first character SQS rejects in
+// s (including invalid UTF-8), or -1.
+func firstInvalid(s string) int {
+	for i, r := range s {
+		if r == utf8.RuneError {
+			if _, size := utf8.DecodeRuneInString(s[i:]); size <= 1 {
+				return i // invalid UTF-8, not a literal U+FFFD
+			}
+		}
+		if !AllowedRune(r) {
+			return i
+		}
+	}
+	return -1
+}
+
+// ValidateBody checks a message body: it must be non-empty
+// (MissingParameter) and contain only the characters SQS allows
+// (InvalidMessageContents).
+func ValidateBody(body string) error {
+	if body == "" {
+		return ErrMissingParameter("MessageBody")
+	}
+	if i := firstInvalid(body); i >= 0 {
+		return NewError(CodeInvalidMessageContents, "Invalid binary character in the message body at byte offset %d. Valid characters are #x9 | #xA | #xD | #x20 to #xD7FF | #xE000 to #xFFFD | #x10000 to #x10FFFF", i)
+	}
+	return nil
+}
+
+// MessageSize is the size SQS counts against MaximumMessageSize: the body's
+// UTF-8 bytes plus, for each message attribute, the bytes of its name, data
+// type and value.
+func MessageSize(body string, attrs map[string]MessageAttributeValue) int {
+	n := len(body)
+	for name, a := range attrs {
+		n += len(name) + len(a.DataType) + len(a.StringValue) + len(a.BinaryValue)
+	}
+	return n
+}
+
+// CheckMessageSize returns InvalidParameterValue when size exceeds max.
+func CheckMessageSize(size, max int) error {
+	if size > max {
+		return ErrInvalidParameterValue("One or more parameters are invalid. Reason: Message must be shorter than %d bytes.", max)
+	}
+	return nil
+}
+
+// ValidateMessageAttributeName checks a message attribute name: 1 to maxLen
+// characters of A-Z a-z 0-9 _ - . that do not start with "AWS." or "Amazon."
+// (in any case), do not start or end with "." and contain no "..".
+func ValidateMessageAttributeName(name string, maxLen int) error {
+	bad := func(why string) error {
+		return ErrInvalidParameterValue("Message (user) attribute name '%s' is invalid. Reason: %s", name, why)
+	}
+	if len(name) == 0 || len(name) > maxLen {
+		return bad("must be 1 to " + strconv.Itoa(maxLen) + " characters long.")
+	}
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; !isNameChar(c) && c != '.' {
+			return bad("can only contain alphanumeric characters, hyphens, underscores and periods.")
+		}
+	}
+	lower := strings.ToLower(name)
+	if strings.HasPrefix(lower, "aws.") || strings.HasPrefix(lower, "amazon.") {
+		return bad("names starting with AWS. or Amazon. are reserved.")
+	}
+	if name[0] == '.' || name[len(name)-1] == '.' || strings.Contains(name, "..") {
+		return bad("must not start or end with a period or contain consecutive periods.")
+	}
+	return nil
+}
+
+// validDataType checks "String", "Number", "Binary", optionally followed by
+// "." and a non-empty custom label of the name characters and periods.
+func validDataType(dt string, maxLen int) bool {
+	if len(dt) == 0 || len(dt) > maxLen || BaseDataType(dt) == "" {
+		return false
+	}
+	_, label, custom := strings.Cut(dt, ".")
+	if !custom {
+		return true
+	}
+	if label == "" {
+		return false
+	}
+	for i := 0; i < len(label); i++ {
+		if c := label[i]; !isNameChar(c) && c != '.' {
+			return false
+		}
+	}
+	return true
+}
+
+// isDecimal reports whether s is a decimal number: optional sign, digits with
+// an optional fraction, optional exponent.
+func isDecimal(s string) bool {
+	i := 0
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		i++
+	}
+	digits := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+		digits++
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+			digits++
+		}
+	}
+	if digits == 0 {
+		return false
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		exp := 0
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+			exp++
+		}
+		if exp == 0 {
+			return false
+		}
+	}
+	return i == len(s)
+}
+
+// ValidateMessageAttributes checks user message attributes: at most
+// lim.MaxMessageAttributes, valid names and data types, a non-empty value in
+// the field matching the type, String values of allowed characters and
+// Number values that are decimal numbers. Errors are InvalidParameterValue.
+func ValidateMessageAttributes(attrs map[string]MessageAttributeValue, lim Limits) error {
+	if len(attrs) > lim.MaxMessageAttributes {
+		return ErrInvalidParameterValue("Number of message attributes [%d] exceeds the allowed maximum [%d].", len(attrs), lim.MaxMessageAttributes)
+	}
+	for _, name := range sortedNames(attrs) {
+		a := attrs[name]
+		if err := ValidateMessageAttributeName(name, lim.MaxMessageAttributeNameLen); err != nil {
+			return err
+		}
+		if !validDataType(a.DataType, lim.MaxMessageAttributeTypeLen) {
+			return ErrInvalidParameterValue("The type of message (user) attribute '%s' is invalid. You must use only the following supported type prefixes: Binary, Number, String.", name)
+		}
+		switch BaseDataType(a.DataType) {
+		case DataTypeBinary:
+			if len(a.BinaryValue) == 0 || a.StringValue != "" {
+				return ErrInvalidParameterValue("Message (user) attribute '%s' must contain a non-empty value of message attribute type '%s'.", name, a.DataType)
+			}
+		default:
+			if a.StringValue == "" || a.BinaryValue != nil {
+				return ErrInvalidParameterValue("Message (user) attribute '%s' must contain a non-empty value of message attribute type '%s'.", name, a.DataType)
+			}
+			if firstInvalid(a.StringValue) >= 0 {
+				return ErrInvalidParameterValue("Message (user) attribute '%s' contains characters outside the allowed set.", name)
+			}
+			if BaseDataType(a.DataType) == DataTypeNumber && !isDecimal(a.StringValue) {
+				return ErrInvalidParameterValue("Can't parse value of message (user) attribute '%s' of type '%s' as a number.", name, a.DataType)
+			}
+		}
+	}
+	return nil
+}
