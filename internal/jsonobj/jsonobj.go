@@ -4,10 +4,11 @@
 // Herald's edges use it wherever a lenient reading could let what is stored
 // differ from what a client meant, or from what another JSON reader sees.
 //
-// It validates the text with encoding/json first, then walks the members of
-// the (now known valid) object with a small scanner that only has to find
-// where each value ends: one validating pass and one light pass, with no
-// copies, instead of encoding/json's decoder machinery per member.
+// It walks the object's members with a small scanner that checks the
+// object's structure and string values itself and hands every other value to
+// encoding/json's validator: about one pass over the text, with no copies,
+// instead of encoding/json's decoder machinery per member. A fuzz test holds
+// it to encoding/json's verdicts.
 package jsonobj
 
 import (
@@ -25,47 +26,145 @@ func Members(data []byte, fn func(name string, value json.RawMessage) error) err
 	if !utf8.Valid(data) {
 		return errors.New("the JSON text is not valid UTF-8")
 	}
-	if !json.Valid(data) {
-		var v any
-		if err := json.Unmarshal(data, &v); err != nil { // for its message
-			return syntaxError(err)
-		}
-		return errors.New("invalid JSON")
+	members, err := split(data)
+	if err != nil {
+		return err
 	}
-	i := skipSpace(data, 0)
-	if data[i] != '{' {
-		return errors.New("a JSON object is required")
-	}
-	i = skipSpace(data, i+1)
-	var seen []string
-	for data[i] != '}' {
-		end := skipString(data, i)
-		name, err := unquote(data[i:end])
-		if err != nil {
-			return err
-		}
-		for _, s := range seen {
-			if s == name {
-				return fmt.Errorf("member %q appears more than once", name)
+	for i, m := range members {
+		for _, earlier := range members[:i] {
+			if earlier.name == m.name {
+				return fmt.Errorf("member %q appears more than once", m.name)
 			}
 		}
-		seen = append(seen, name)
-		i = skipSpace(data, end)
-		i = skipSpace(data, i+1) // the colon
-		end = skipValue(data, i)
-		if err := fn(name, json.RawMessage(data[i:end:end])); err != nil {
+	}
+	for _, m := range members {
+		if err := fn(m.name, m.value); err != nil {
 			return err
-		}
-		i = skipSpace(data, end)
-		if data[i] == ',' {
-			i = skipSpace(data, i+1)
 		}
 	}
 	return nil
 }
 
-// The scanners below run on text json.Valid accepted, so they only find
-// boundaries and never meet malformed input.
+type member struct {
+	name  string
+	value json.RawMessage
+}
+
+// split finds the members of the object in data and checks that the whole
+// text is valid JSON: the object's own structure here, each value with
+// encoding/json, except strings, which checkString validates in one quick
+// pass (a request's largest value is its base64 body, a string).
+func split(data []byte) ([]member, error) {
+	invalid := func() ([]member, error) {
+		var v any
+		if err := json.Unmarshal(data, &v); err != nil { // for its message
+			return nil, syntaxError(err)
+		}
+		return nil, errors.New("a JSON object is required")
+	}
+	i := skipSpace(data, 0)
+	if i == len(data) || data[i] != '{' {
+		return invalid()
+	}
+	var members []member
+	i = skipSpace(data, i+1)
+	if i < len(data) && data[i] == '}' {
+		i++
+	} else {
+		for {
+			if i == len(data) || data[i] != '"' {
+				return invalid()
+			}
+			end, ok := checkString(data, i)
+			if !ok {
+				return invalid()
+			}
+			name, err := unquote(data[i:end])
+			if err != nil {
+				return invalid()
+			}
+			i = skipSpace(data, end)
+			if i == len(data) || data[i] != ':' {
+				return invalid()
+			}
+			i = skipSpace(data, i+1)
+			if i == len(data) {
+				return invalid()
+			}
+			var vend int
+			if data[i] == '"' {
+				if vend, ok = checkString(data, i); !ok {
+					return invalid()
+				}
+			} else {
+				vend = skipValue(data, i)
+				if vend > len(data) || !json.Valid(data[i:vend]) {
+					return invalid()
+				}
+			}
+			members = append(members, member{name, json.RawMessage(data[i:vend:vend])})
+			i = skipSpace(data, vend)
+			if i == len(data) {
+				return invalid()
+			}
+			if data[i] == '}' {
+				i++
+				break
+			}
+			if data[i] != ',' {
+				return invalid()
+			}
+			i = skipSpace(data, i+1)
+		}
+	}
+	if skipSpace(data, i) != len(data) {
+		return nil, errors.New("data follows the JSON object")
+	}
+	return members, nil
+}
+
+// checkString checks the JSON string starting at data[i] (a quote) and
+// returns the index just past it: no raw control characters, only valid
+// escapes. (UTF-8 validity is checked for the whole text beforehand.)
+func checkString(data []byte, i int) (end int, ok bool) {
+	for i++; i < len(data); i++ {
+		switch c := data[i]; {
+		case c == '"':
+			return i + 1, true
+		case c < 0x20:
+			return 0, false
+		case c == '\\':
+			i++
+			if i == len(data) {
+				return 0, false
+			}
+			switch data[i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if i+4 >= len(data) {
+					return 0, false
+				}
+				for _, h := range data[i+1 : i+5] {
+					if !isHex(h) {
+						return 0, false
+					}
+				}
+				i += 4
+			default:
+				return 0, false
+			}
+		}
+	}
+	return 0, false
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// skipValue and skipString find the end of a value; skipValue may run past
+// the end of malformed text (it then returns an index beyond len(data) or
+// a value json.Valid refuses), which split checks.
 
 func skipSpace(data []byte, i int) int {
 	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
@@ -76,7 +175,7 @@ func skipSpace(data []byte, i int) int {
 
 // skipString returns the index just past the string starting at data[i].
 func skipString(data []byte, i int) int {
-	for i++; data[i] != '"'; i++ {
+	for i++; i < len(data) && data[i] != '"'; i++ {
 		if data[i] == '\\' {
 			i++
 		}
@@ -91,7 +190,7 @@ func skipValue(data []byte, i int) int {
 		return skipString(data, i)
 	case '{', '[':
 		depth := 0
-		for ; ; i++ {
+		for ; i < len(data); i++ {
 			switch data[i] {
 			case '"':
 				i = skipString(data, i) - 1
@@ -103,6 +202,7 @@ func skipValue(data []byte, i int) int {
 				}
 			}
 		}
+		return len(data) + 1
 	default: // number, true, false, null
 		for i < len(data) && !isDelimiter(data[i]) {
 			i++

@@ -49,7 +49,8 @@ func TestMembers(t *testing.T) {
 }
 
 func FuzzMembers(f *testing.F) {
-	for _, s := range []string{`{}`, `{"a":1}`, `{"a":1,"a":2}`, `{"a":{"b":[1,"x"]}}`, `{"a":1}}`, "{\"\xff\":1}"} {
+	for _, s := range []string{`{}`, `{"a":1}`, `{"a":1,"a":2}`, `{"a":{"b":[1,"x"]}}`, `{"a":1}}`, "{\"\xff\":1}",
+		`{"a":"\u00e9\n","b":[{"c":"}"}],"d":-1.5e3,"e":null,"f":true}`, `{"a":"x\q"}`, `{"a":"\u12"}`, ` { "a" : [ ] , "b" : { } } `, `{"a":1,}`, `{,}`, `{"a"}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -68,6 +69,9 @@ func FuzzMembers(f *testing.F) {
 		jerr := json.Unmarshal(data, &obj)
 		if err == nil && jerr != nil {
 			t.Fatalf("Members accepted %q, which encoding/json refuses: %v", data, jerr)
+		}
+		if err != nil && jerr == nil && utf8.Valid(data) && !strings.Contains(err.Error(), "more than once") {
+			t.Fatalf("Members refused %q (%v), which encoding/json accepts", data, err)
 		}
 		if err != nil || !utf8.Valid(data) {
 			return
