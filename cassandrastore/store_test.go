@@ -12,6 +12,7 @@ import (
 
 	"github.com/heraldmq/herald"
 	"github.com/heraldmq/herald/cache"
+	"github.com/heraldmq/herald/cache/cachetest"
 )
 
 // TestLatestLastWriteWins puts messages to one path in an order unrelated
@@ -140,8 +141,8 @@ func TestHistoryAcrossBuckets(t *testing.T) {
 			}
 			after = refs[len(refs)-1].Position()
 		}
-		if !slices.Equal(got, ids(want)) {
-			t.Errorf("limit %d: pages hold\n\t%v\nwant\n\t%v", limit, got, ids(want))
+		if !slices.Equal(got, cachetest.IDs(want)) {
+			t.Errorf("limit %d: pages hold\n\t%v\nwant\n\t%v", limit, got, cachetest.IDs(want))
 		}
 	}
 	// Starting inside an empty day (between buckets) resumes at the next
@@ -157,7 +158,7 @@ func TestHistoryAcrossBuckets(t *testing.T) {
 			older = append(older, m.ID)
 		}
 	}
-	if got := refIDs(refs); !slices.Equal(got, older) {
+	if got := cachetest.RefIDs(refs); !slices.Equal(got, older) {
 		t.Errorf("History after a time in an empty day = %v, want %v", got, older)
 	}
 }
@@ -194,7 +195,7 @@ func TestJournalAcrossBucketsAndShards(t *testing.T) {
 		slices.SortFunc(s, func(a, b *cache.Message) int {
 			return cache.Position{At: a.ReceivedAt, ID: a.ID}.Compare(cache.Position{At: b.ReceivedAt, ID: b.ID})
 		})
-		return ids(s)
+		return cachetest.IDs(s)
 	}
 	from, to := base, base.Add(time.Hour)
 	want := oldest(msgs)
@@ -342,22 +343,6 @@ func TestOpenIsIdempotent(t *testing.T) {
 			t.Fatalf("Journal = %v, %v", refs, err)
 		}
 	}
-}
-
-func ids(ms []*cache.Message) []uuid.UUID {
-	out := make([]uuid.UUID, len(ms))
-	for i, m := range ms {
-		out[i] = m.ID
-	}
-	return out
-}
-
-func refIDs(refs []cache.Ref) []uuid.UUID {
-	out := make([]uuid.UUID, len(refs))
-	for i, r := range refs {
-		out[i] = r.ID
-	}
-	return out
 }
 
 // TestLivenessKeepsLongestExpiry checks the expiry-timestamp trick: a

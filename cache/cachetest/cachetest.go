@@ -344,7 +344,8 @@ func newestByTime(ms ...*cache.Message) *cache.Message {
 	return byPosition(ms, messageTime, true)[0]
 }
 
-func ids(ms []*cache.Message) []uuid.UUID {
+// IDs returns the ids of ms, in order.
+func IDs(ms []*cache.Message) []uuid.UUID {
 	out := make([]uuid.UUID, len(ms))
 	for i, m := range ms {
 		out[i] = m.ID
@@ -352,7 +353,8 @@ func ids(ms []*cache.Message) []uuid.UUID {
 	return out
 }
 
-func refIDs(refs []cache.Ref) []uuid.UUID {
+// RefIDs returns the ids of refs, in order.
+func RefIDs(refs []cache.Ref) []uuid.UUID {
 	out := make([]uuid.UUID, len(refs))
 	for i, r := range refs {
 		out[i] = r.ID
@@ -399,8 +401,8 @@ func (e *env) checkRefFields(what string, got cache.Ref, want *cache.Message, at
 // ordering time.
 func (e *env) checkRefs(what string, got []cache.Ref, want []*cache.Message, at func(*cache.Message) time.Time) {
 	e.t.Helper()
-	if !slices.Equal(refIDs(got), ids(want)) {
-		e.t.Errorf("%s:\n\tgot  %d refs %s\n\twant %d refs %s", what, len(got), e.labels(refIDs(got)), len(want), e.labels(ids(want)))
+	if !slices.Equal(RefIDs(got), IDs(want)) {
+		e.t.Errorf("%s:\n\tgot  %d refs %s\n\twant %d refs %s", what, len(got), e.labels(RefIDs(got)), len(want), e.labels(IDs(want)))
 		return
 	}
 	for i := range got {

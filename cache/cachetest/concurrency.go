@@ -65,7 +65,7 @@ func (s *suite) testConcurrentPuts(t *testing.T) {
 	e.checkChildren("Children of the top word", e.allChildren(e.path(), 10), want)
 	e.checkRefs("Journal of the puts' time", e.allJournal(e.now, e.now.Add(time.Millisecond), cache.Position{}, 500, msgs),
 		byPosition(msgs, receivedTime, false), receivedTime)
-	got := e.get(ids(msgs)...)
+	got := e.get(IDs(msgs)...)
 	for i, m := range got {
 		if m == nil || m.ID != msgs[i].ID {
 			t.Errorf("GetMessages of the concurrently put messages: entry %d is not message %s", i, e.label(msgs[i].ID))

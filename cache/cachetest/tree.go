@@ -282,7 +282,7 @@ func (s *suite) testSeveralPaths(t *testing.T) {
 	ps := []string{e.path("m", "a", "one"), e.path("m", "b"), e.path("m", "a", "two"), e.path("n")}
 	m := e.msg("multi", e.now.Add(-time.Second), ps...)
 	e.put(m)
-	e.checkGet(ids([]*cache.Message{m}), []*cache.Message{m})
+	e.checkGet(IDs([]*cache.Message{m}), []*cache.Message{m})
 	for _, p := range ps {
 		e.checkLatest(p, m)
 		e.checkRefs(fmt.Sprintf("History of %q", p), e.allHistory(p, 10), []*cache.Message{m}, messageTime)
