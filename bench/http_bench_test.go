@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"runtime"
 	"slices"
 	"strconv"
 	"sync"
@@ -63,7 +64,7 @@ func BenchmarkHTTPPutDurable64(b *testing.B) {
 	srv, hc := startHerald(b)
 	body64 := base64.StdEncoding.EncodeToString(bytes.Repeat([]byte("x"), 1024))
 	var worker atomic.Int64
-	b.SetParallelism(max(1, 64/testingProcs()))
+	b.SetParallelism(max(1, 64/runtime.GOMAXPROCS(0)))
 	b.ResetTimer()
 	start := time.Now()
 	b.RunParallel(func(pb *testing.PB) {

@@ -5,6 +5,7 @@ package metrics
 
 import (
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -52,7 +53,7 @@ func (m *Metrics) Handler() http.Handler {
 
 // ObserveRequest records one answered HTTP request.
 func (m *Metrics) ObserveRequest(route, method string, status int, d time.Duration) {
-	m.requests.WithLabelValues(route, method, statusText(status)).Inc()
+	m.requests.WithLabelValues(route, method, strconv.Itoa(status)).Inc()
 	m.requestDuration.WithLabelValues(route, method).Observe(d.Seconds())
 }
 
@@ -63,12 +64,4 @@ func (m *Metrics) ObserveStore(op string, err error, d time.Duration) {
 		result = "error"
 	}
 	m.storeDuration.WithLabelValues(op, result).Observe(d.Seconds())
-}
-
-func statusText(code int) string {
-	const digits = "0123456789"
-	if code < 100 || code > 999 {
-		return "other"
-	}
-	return string([]byte{digits[code/100], digits[code/10%10], digits[code%10]})
 }
