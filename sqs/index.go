@@ -1,0 +1,133 @@
+package sqs
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// ErrNotBuilt is returned by Index operations that need a queue's complete
+// state (Receive, Counts) when the Index does not hold it: never loaded, or
+// lost (a flushed or restarted Redis, an invalidation). The Service then
+// rebuilds the queue's state from the Store and retries.
+var ErrNotBuilt = errors.New("sqs: queue index not built")
+
+// ErrNotInFlight is returned by SetVisibleAt for a message that is not in
+// flight (never received, visible again, or deleted).
+var ErrNotInFlight = errors.New("sqs: message not in flight")
+
+// IndexQueue names a queue to the Index.
+type IndexQueue struct {
+	ID   uuid.UUID
+	FIFO bool
+}
+
+// Entry is one message as the Index tracks it.
+type Entry struct {
+	ID             uuid.UUID
+	Group          string    // FIFO message group; "" on standard queues
+	VisibleAt      time.Time // when receivable: send time + delay, or end of visibility timeout
+	ReceiveCount   int       // receives so far
+	FirstReceiveAt time.Time // zero until first received
+	// InFlight is true when the message was received and its visibility
+	// timeout has not ended (VisibleAt is then that end). Only rebuilds set
+	// it; Add of a new message leaves it false.
+	InFlight bool
+}
+
+// Claim is one message handed out by Receive. ReceiveCount and
+// FirstReceiveAt already include this receive.
+type Claim struct {
+	ID             uuid.UUID
+	Group          string
+	ReceiveCount   int
+	FirstReceiveAt time.Time
+}
+
+// ReceiveRequest asks Receive for up to Max messages visible at Now, to be
+// invisible until Until.
+type ReceiveRequest struct {
+	Now   time.Time
+	Max   int
+	Until time.Time
+}
+
+// ReceiveResult is what Receive handed out. NextVisibleAt, when not zero, is
+// the earliest time a message not handed out now becomes visible (a delayed
+// message or an ending visibility timeout), so that a long poll can sleep
+// until then instead of polling.
+type ReceiveResult struct {
+	Claims        []Claim
+	NextVisibleAt time.Time
+}
+
+// Counts are the ApproximateNumberOfMessages* attributes of one queue.
+type Counts struct {
+	Visible  int64 // receivable now
+	InFlight int64 // received, visibility timeout not over
+	Delayed  int64 // not yet visible because of a delay
+}
+
+// Index is the fast half of the queue service: per queue, which messages are
+// receivable, in what order, which are in flight until when, and their
+// receive counts. It holds no message contents and can be lost and rebuilt
+// from the Store at any time: the Service rebuilds a queue on ErrNotBuilt.
+// Embedded Herald keeps it in process (sqsmem); nodes on Cassandra keep it
+// in Redis (redisindex), where every operation is atomic per queue.
+//
+// Ordering: a standard queue hands out visible messages oldest VisibleAt
+// first (best effort). A FIFO queue keeps each group in the order of Add
+// and hands out messages of a group only while no message of that group is
+// in flight: Receive takes groups in the order of their oldest message and,
+// from each, consecutive visible messages from the head, up to Max in all.
+// A group whose in-flight messages' timeouts end is receivable again from
+// its head.
+//
+// Operations on a queue the Index does not know, other than Receive and
+// Counts, succeed without effect (Remove, SetVisibleAt: ErrNotInFlight).
+type Index interface {
+	// Add tracks new messages (or re-adds them on a rebuild). An entry
+	// already tracked is left as it is, so a rebuild racing live traffic
+	// never undoes a receive or a visibility change.
+	Add(ctx context.Context, q IndexQueue, entries []Entry) error
+	// Receive hands out up to r.Max messages visible at r.Now, makes them
+	// invisible until r.Until and counts the receive. ErrNotBuilt if the
+	// queue's state is not (or no longer) complete.
+	Receive(ctx context.Context, q IndexQueue, r ReceiveRequest) (ReceiveResult, error)
+	// Remove forgets messages (deleted, expired, moved). Unknown IDs are
+	// ignored.
+	Remove(ctx context.Context, q IndexQueue, ids []uuid.UUID) error
+	// SetVisibleAt changes when an in-flight message becomes visible again
+	// (ChangeMessageVisibility); ErrNotInFlight if it is not in flight at
+	// now.
+	SetVisibleAt(ctx context.Context, q IndexQueue, id uuid.UUID, now, visibleAt time.Time) error
+	// Counts returns the queue's approximate counts at now. ErrNotBuilt as
+	// for Receive.
+	Counts(ctx context.Context, q IndexQueue, now time.Time) (Counts, error)
+	// Drop forgets the whole queue (deleted or purged). Until the next
+	// MarkBuilt, Receive and Counts return ErrNotBuilt.
+	Drop(ctx context.Context, q IndexQueue) error
+	// MarkBuilt declares the queue's state complete: the Service calls it
+	// after adding every stored message during a rebuild.
+	MarkBuilt(ctx context.Context, q IndexQueue) error
+	// LockRebuild takes a lease for rebuilding q, so that one node (or one
+	// goroutine) rebuilds a queue at a time; ok is false if another holds
+	// it. unlock releases it.
+	LockRebuild(ctx context.Context, q IndexQueue, lease time.Duration) (unlock func(), ok bool, err error)
+
+	// Deduplicate records key for window and returns the message ID first
+	// recorded under it within the window, if any (FIFO deduplication).
+	Deduplicate(ctx context.Context, q IndexQueue, key string, id uuid.UUID, window time.Duration) (existing uuid.UUID, dup bool, err error)
+}
+
+// Notifier wakes long polls when a queue may have become receivable: on one
+// node in process, across nodes through Redis pub/sub.
+type Notifier interface {
+	// Notify reports that queue id may have messages to receive.
+	Notify(ctx context.Context, id uuid.UUID)
+	// Wait returns a channel that is closed (or receives) after a later
+	// Notify of id, and a cancel function the caller must call.
+	Wait(id uuid.UUID) (ch <-chan struct{}, cancel func())
+}

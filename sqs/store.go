@@ -1,0 +1,112 @@
+package sqs
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Queue is a queue's durable record. ID is fixed at creation and never
+// reused: messages are stored under it, so a queue deleted and created again
+// under the same name starts empty even while the old messages age out.
+type Queue struct {
+	ID         uuid.UUID // random (v4), assigned by the Service at creation
+	Account    string
+	Name       string
+	Attributes QueueAttributes
+	Tags       map[string]string
+	Shards     int // message shards, fixed at creation (1..MaxShards)
+	CreatedAt  time.Time
+	ModifiedAt time.Time
+	PurgedAt   time.Time // last PurgeQueue; zero if never
+}
+
+// MaxShards bounds Queue.Shards.
+const MaxShards = 256
+
+// Message is one queue message as stored. Body and Attributes are exactly
+// what the sender sent; the rest is set by the Service.
+type Message struct {
+	ID    uuid.UUID // version 1, time-ordered; also the SQS MessageId
+	Shard int       // 0..Queue.Shards-1
+
+	Body             string
+	Attributes       map[string]MessageAttributeValue // user message attributes
+	SystemAttributes map[string]MessageAttributeValue // AWSTraceHeader, if sent
+
+	SenderID               string
+	SentAt                 time.Time // SentTimestamp, millisecond precision
+	ExpiresAt              time.Time // SentAt + the queue's retention period when sent
+	MessageGroupID         string    // FIFO only
+	MessageDeduplicationID string    // FIFO only
+	SequenceNumber         string    // FIFO only
+	DeadLetterSourceARN    string    // set when moved to a dead-letter queue
+
+	State State
+}
+
+// State is a message's delivery state. Engines persist it so that receive
+// counts and visibility survive the loss of the Index (a restart of the
+// embedded engine, a flushed Redis); it may lag the Index slightly, which
+// can only cause a duplicate delivery, never a loss.
+type State struct {
+	ID             uuid.UUID
+	ReceiveCount   int
+	FirstReceiveAt time.Time // zero until first received
+	VisibleAt      time.Time // when the message is (again) receivable
+}
+
+// Store is the durable half of the queue service: queue records and
+// messages. Every engine implements it and passes sqstest.RunStore.
+//
+// Errors are *herald.Error values: ENotFound for a missing queue,
+// EConflict for CreateQueue of an existing name, EUnavailable when the
+// engine cannot be reached.
+type Store interface {
+	// CreateQueue stores q unless a queue of that account and name exists,
+	// in which case it returns the existing queue and an EConflict error.
+	CreateQueue(ctx context.Context, q *Queue) (*Queue, error)
+	// GetQueue returns the queue of that account and name (ENotFound).
+	GetQueue(ctx context.Context, account, name string) (*Queue, error)
+	// UpdateQueue replaces the record of q.Account/q.Name, which must exist
+	// with the same ID (ENotFound otherwise).
+	UpdateQueue(ctx context.Context, q *Queue) error
+	// DeleteQueue removes the queue record; its messages become
+	// unreachable at once and are reclaimed later (ENotFound if absent).
+	DeleteQueue(ctx context.Context, q *Queue) error
+	// ListQueues returns up to limit queues of account whose names start
+	// with prefix and sort after `after`, in byte order of name.
+	ListQueues(ctx context.Context, account, prefix, after string, limit int) ([]*Queue, error)
+
+	// PutMessages stores messages in q; durable when it returns. A message
+	// whose ID is already stored in q is overwritten.
+	PutMessages(ctx context.Context, q *Queue, msgs []*Message) error
+	// GetMessages returns the stored, unexpired, unpurged messages of q
+	// with these IDs, with their states, in the order of ids; missing ones
+	// are left out.
+	GetMessages(ctx context.Context, q *Queue, ids []uuid.UUID) ([]*Message, error)
+	// DeleteMessages removes messages of q; unknown IDs are ignored.
+	DeleteMessages(ctx context.Context, q *Queue, ids []uuid.UUID) error
+	// SaveStates records delivery states of messages of q. It may return
+	// before the write is durable (a lost state means a duplicate, never a
+	// loss). States of unknown messages are ignored or harmless.
+	SaveStates(ctx context.Context, q *Queue, states []State) error
+	// ScanMessages returns up to limit stored, unexpired, unpurged messages
+	// of one shard of q with IDs after `after` (uuid.Nil: from the start),
+	// oldest first by ID time. Rebuilding an Index and moving messages use
+	// it.
+	ScanMessages(ctx context.Context, q *Queue, shard int, after uuid.UUID, limit int) ([]*Message, error)
+	// PurgeMessages removes every message of q sent before `before`.
+	PurgeMessages(ctx context.Context, q *Queue, before time.Time) error
+
+	// MarkUnindexed durably notes that q has messages the Index may lack
+	// (an Index write failed after the store write). TakeUnindexed returns
+	// and clears up to limit such queue IDs; the Service invalidates their
+	// Index state so that it is rebuilt from the Store.
+	MarkUnindexed(ctx context.Context, queueID uuid.UUID) error
+	TakeUnindexed(ctx context.Context, limit int) ([]uuid.UUID, error)
+
+	// DefaultShards is the engine's shard count for new queues.
+	DefaultShards() int
+}
