@@ -119,7 +119,7 @@ type ReceivedMessage struct {
 	ReceiptHandle          string
 	Body                   string
 	MD5OfBody              string
-	MD5OfMessageAttributes string // "" when no attributes are returned
+	MD5OfMessageAttributes string            // "" when no attributes are returned
 	Attributes             map[string]string // system attributes requested
 	MessageAttributes      map[string]MessageAttributeValue
 }

@@ -1,6 +1,7 @@
 package sqs
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -243,6 +244,11 @@ func AsError(err error) *Error {
 		}
 		e.Err = err
 		return e
+	}
+	// A request abandoned by its client or cut off by a deadline is no
+	// bug: report it as a temporary failure, never InternalFailure.
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return ErrServiceUnavailable(err)
 	}
 	return ErrInternal(err)
 }

@@ -106,8 +106,9 @@ type Index interface {
 	// Counts returns the queue's approximate counts at now. ErrNotBuilt as
 	// for Receive.
 	Counts(ctx context.Context, q IndexQueue, now time.Time) (Counts, error)
-	// Drop forgets the whole queue (deleted or purged). Until the next
-	// MarkBuilt, Receive and Counts return ErrNotBuilt.
+	// Drop forgets the whole queue (deleted, purged or invalidated). Until
+	// the next MarkBuilt, Receive and Counts return ErrNotBuilt. It must
+	// work whatever q.FIFO says: invalidations know only the queue ID.
 	Drop(ctx context.Context, q IndexQueue) error
 	// MarkBuilt declares the queue's state complete: the Service calls it
 	// after adding every stored message during a rebuild.

@@ -1,0 +1,201 @@
+"""boto3 against Herald's SQS API, unchanged: the flows of issue 4.
+
+Run by e2e/boto3_test.go with HERALD_URL pointing at a running `herald serve`
+(and, when it checks signatures, HERALD_AWS_ACCESS_KEY/HERALD_AWS_SECRET_KEY).
+"""
+
+import hashlib
+import json
+import os
+import time
+import uuid
+
+import boto3
+import botocore.exceptions
+import pytest
+
+
+@pytest.fixture(scope="module")
+def sqs():
+    return boto3.client(
+        "sqs",
+        endpoint_url=os.environ["HERALD_URL"],
+        region_name="us-east-1",
+        aws_access_key_id=os.environ.get("HERALD_AWS_ACCESS_KEY", "test"),
+        aws_secret_access_key=os.environ.get("HERALD_AWS_SECRET_KEY", "test"),
+    )
+
+
+def new_queue(sqs, suffix="", **attributes):
+    name = "boto3-" + uuid.uuid4().hex[:12] + suffix
+    attrs = {k: str(v) for k, v in attributes.items()}
+    return sqs.create_queue(QueueName=name, Attributes=attrs)["QueueUrl"]
+
+
+def receive_all(sqs, url, want, wait=5, **kwargs):
+    """Receives until `want` messages arrived or `wait` seconds passed."""
+    got = []
+    deadline = time.time() + wait
+    while len(got) < want and time.time() < deadline:
+        resp = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10, WaitTimeSeconds=1, **kwargs)
+        got.extend(resp.get("Messages", []))
+    return got
+
+
+def test_send_receive_delete(sqs):
+    url = new_queue(sqs)
+    sent = sqs.send_message(
+        QueueUrl=url,
+        MessageBody="hello from boto3",
+        MessageAttributes={
+            "colour": {"DataType": "String", "StringValue": "blue"},
+            "size": {"DataType": "Number", "StringValue": "42"},
+            "blob": {"DataType": "Binary", "BinaryValue": b"\x00\x01\x02"},
+        },
+    )
+    assert sent["MD5OfMessageBody"] == hashlib.md5(b"hello from boto3").hexdigest()
+    assert "MD5OfMessageAttributes" in sent
+
+    resp = sqs.receive_message(
+        QueueUrl=url, MessageAttributeNames=["All"], AttributeNames=["All"], WaitTimeSeconds=2
+    )
+    [msg] = resp["Messages"]
+    assert msg["MessageId"] == sent["MessageId"]
+    assert msg["Body"] == "hello from boto3"
+    assert msg["MessageAttributes"]["blob"]["BinaryValue"] == b"\x00\x01\x02"
+    assert msg["MessageAttributes"]["size"]["StringValue"] == "42"
+    assert msg["Attributes"]["ApproximateReceiveCount"] == "1"
+    assert int(msg["Attributes"]["SentTimestamp"]) > 0
+
+    sqs.delete_message(QueueUrl=url, ReceiptHandle=msg["ReceiptHandle"])
+    empty = sqs.receive_message(QueueUrl=url, WaitTimeSeconds=1)
+    assert empty.get("Messages", []) == []
+
+
+def test_visibility_timeout_and_change(sqs):
+    url = new_queue(sqs, VisibilityTimeout=1)
+    sqs.send_message(QueueUrl=url, MessageBody="comes back")
+    first = sqs.receive_message(QueueUrl=url, WaitTimeSeconds=2, AttributeNames=["ApproximateReceiveCount"])["Messages"][0]
+    # Hidden while in flight...
+    assert sqs.receive_message(QueueUrl=url).get("Messages", []) == []
+    # ...and back after the 1 s visibility timeout, counted twice.
+    again = receive_all(sqs, url, 1, wait=5, AttributeNames=["ApproximateReceiveCount"])
+    assert again[0]["MessageId"] == first["MessageId"]
+    assert again[0]["Attributes"]["ApproximateReceiveCount"] == "2"
+
+    # ChangeMessageVisibility to 0 makes it visible at once.
+    sqs.change_message_visibility(QueueUrl=url, ReceiptHandle=again[0]["ReceiptHandle"], VisibilityTimeout=0)
+    third = sqs.receive_message(QueueUrl=url, VisibilityTimeout=60)["Messages"][0]
+    assert third["MessageId"] == first["MessageId"]
+    sqs.delete_message(QueueUrl=url, ReceiptHandle=third["ReceiptHandle"])
+
+
+def test_batches(sqs):
+    url = new_queue(sqs)
+    entries = [{"Id": f"e{i}", "MessageBody": f"body {i}"} for i in range(10)]
+    sent = sqs.send_message_batch(QueueUrl=url, Entries=entries)
+    assert len(sent["Successful"]) == 10 and not sent.get("Failed")
+    got = receive_all(sqs, url, 10)
+    assert sorted(m["Body"] for m in got) == sorted(e["MessageBody"] for e in entries)
+    deleted = sqs.delete_message_batch(
+        QueueUrl=url, Entries=[{"Id": f"d{i}", "ReceiptHandle": m["ReceiptHandle"]} for i, m in enumerate(got)]
+    )
+    assert len(deleted["Successful"]) == 10 and not deleted.get("Failed")
+
+    # A bad entry fails alone.
+    mixed = sqs.delete_message_batch(
+        QueueUrl=url, Entries=[{"Id": "bad", "ReceiptHandle": "not-a-handle"}]
+    )
+    assert mixed["Failed"][0]["Id"] == "bad"
+    assert mixed["Failed"][0]["Code"] == "ReceiptHandleIsInvalid"
+
+
+def test_long_poll_wakes_on_send(sqs):
+    url = new_queue(sqs)
+    import threading
+
+    result = {}
+
+    def poll():
+        start = time.time()
+        result["resp"] = sqs.receive_message(QueueUrl=url, WaitTimeSeconds=10)
+        result["took"] = time.time() - start
+
+    t = threading.Thread(target=poll)
+    t.start()
+    time.sleep(0.5)
+    sqs.send_message(QueueUrl=url, MessageBody="wake up")
+    t.join(15)
+    assert result["resp"]["Messages"][0]["Body"] == "wake up"
+    assert result["took"] < 5, "the long poll did not wake when the message arrived"
+
+
+def test_dead_letter_queue(sqs):
+    dlq = new_queue(sqs)
+    dlq_arn = sqs.get_queue_attributes(QueueUrl=dlq, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    src = new_queue(
+        sqs,
+        VisibilityTimeout=0,
+        RedrivePolicy=json.dumps({"deadLetterTargetArn": dlq_arn, "maxReceiveCount": 2}),
+    )
+    src_arn = sqs.get_queue_attributes(QueueUrl=src, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    sent = sqs.send_message(QueueUrl=src, MessageBody="poison")
+    for _ in range(2):
+        assert sqs.receive_message(QueueUrl=src, WaitTimeSeconds=2)["Messages"][0]["MessageId"] == sent["MessageId"]
+    # The third receive moves it to the dead-letter queue instead.
+    assert sqs.receive_message(QueueUrl=src, WaitTimeSeconds=1).get("Messages", []) == []
+    moved = receive_all(sqs, dlq, 1, AttributeNames=["All"])
+    assert moved[0]["MessageId"] == sent["MessageId"]
+    assert moved[0]["Attributes"]["DeadLetterQueueSourceArn"] == src_arn
+    sources = sqs.list_dead_letter_source_queues(QueueUrl=dlq)["queueUrls"]
+    assert src in sources
+
+
+def test_fifo_order_groups_and_dedup(sqs):
+    url = new_queue(sqs, ".fifo", FifoQueue="true", ContentBasedDeduplication="true")
+    for i in range(5):
+        sqs.send_message(QueueUrl=url, MessageBody=f"a{i}", MessageGroupId="a")
+        sqs.send_message(QueueUrl=url, MessageBody=f"b{i}", MessageGroupId="b")
+    # Content-based deduplication drops an identical body within 5 minutes.
+    dup = sqs.send_message(QueueUrl=url, MessageBody="a0", MessageGroupId="a")
+    first = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10, AttributeNames=["All"])["Messages"]
+    bodies = [m["Body"] for m in first]
+    for group in "ab":
+        mine = [b for b in bodies if b.startswith(group)]
+        assert mine == sorted(mine), f"group {group} out of order: {mine}"
+    assert bodies.count("a0") == 1
+    assert any(m["MessageId"] == dup["MessageId"] for m in first)
+    # Both groups are now in flight: nothing more until they are deleted.
+    assert sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10).get("Messages", []) == []
+    for m in first:
+        sqs.delete_message(QueueUrl=url, ReceiptHandle=m["ReceiptHandle"])
+    rest = receive_all(sqs, url, 10 - len(first))
+    assert len(first) + len(rest) == 10
+
+
+def test_errors_in_aws_shape(sqs):
+    with pytest.raises(sqs.exceptions.QueueDoesNotExist):
+        sqs.get_queue_url(QueueName="no-such-queue-" + uuid.uuid4().hex[:8])
+    url = new_queue(sqs)
+    with pytest.raises(botocore.exceptions.ClientError) as err:
+        sqs.send_message(QueueUrl=url, MessageBody="bad \x01 char")
+    assert err.value.response["Error"]["Code"] == "InvalidMessageContents"
+    with pytest.raises(botocore.exceptions.ClientError) as err:
+        sqs.set_queue_attributes(QueueUrl=url, Attributes={"VisibilityTimeout": "99999"})
+    assert err.value.response["Error"]["Code"] == "InvalidAttributeValue"
+
+
+def test_queue_management(sqs):
+    prefix = "boto3-mgmt-" + uuid.uuid4().hex[:6]
+    urls = [sqs.create_queue(QueueName=f"{prefix}-{i}", tags={"team": "herald"})["QueueUrl"] for i in range(3)]
+    listed = sqs.list_queues(QueueNamePrefix=prefix)["QueueUrls"]
+    assert sorted(listed) == sorted(urls)
+    assert sqs.list_queue_tags(QueueUrl=urls[0])["Tags"] == {"team": "herald"}
+    sqs.set_queue_attributes(QueueUrl=urls[0], Attributes={"DelaySeconds": "5"})
+    attrs = sqs.get_queue_attributes(QueueUrl=urls[0], AttributeNames=["All"])["Attributes"]
+    assert attrs["DelaySeconds"] == "5"
+    assert attrs["ApproximateNumberOfMessages"] == "0"
+    sqs.purge_queue(QueueUrl=urls[1])
+    sqs.delete_queue(QueueUrl=urls[2])
+    with pytest.raises(sqs.exceptions.QueueDoesNotExist):
+        sqs.get_queue_attributes(QueueUrl=urls[2], AttributeNames=["All"])

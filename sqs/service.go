@@ -1,0 +1,203 @@
+package sqs
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/heraldmq/herald"
+)
+
+// Config configures a Service. Zero values take the documented defaults.
+type Config struct {
+	Limits Limits // zero: DefaultLimits()
+	Region string // "us-east-1"
+	Shards int    // message shards of new queues; 0: the Store's DefaultShards
+
+	// Clock returns the current time; tests inject a fake one. time.Now.
+	Clock func() time.Time
+
+	// Every SQS call looks its queue up; records are cached for
+	// QueueCacheTTL (1 s; negative disables) in an LRU of QueueCacheSize
+	// (10000) entries. A change made on another node is seen after at most
+	// the TTL.
+	QueueCacheSize int
+	QueueCacheTTL  time.Duration
+
+	// LongPollRecheck bounds how long a long poll sleeps without looking at
+	// the queue again, in case a notification was lost (5 s).
+	LongPollRecheck time.Duration
+
+	// RebuildLease is the lease taken while rebuilding a queue's Index
+	// state (60 s); RebuildRetry is how long a receive that found another
+	// rebuilder waits before looking again (50 ms); RebuildTimeout bounds
+	// the whole wait before ServiceUnavailable (30 s).
+	RebuildLease   time.Duration
+	RebuildRetry   time.Duration
+	RebuildTimeout time.Duration
+
+	// UnindexedInterval is how often Run takes the queues whose Index
+	// writes failed (1 s).
+	UnindexedInterval time.Duration
+
+	// DegradedScanLimit bounds the messages one receive reads from the
+	// Store while the Index is unavailable (1000).
+	DegradedScanLimit int
+
+	// ReceiptHandleSecret, when set, keys the MAC of receipt handles so
+	// that a client cannot build a handle from a MessageId. All nodes of a
+	// cluster must share it.
+	ReceiptHandleSecret []byte
+}
+
+func (c Config) withDefaults() Config {
+	if c.Limits == (Limits{}) {
+		c.Limits = DefaultLimits()
+	}
+	if c.Region == "" {
+		c.Region = "us-east-1"
+	}
+	if c.Clock == nil {
+		c.Clock = time.Now
+	}
+	if c.QueueCacheSize <= 0 {
+		c.QueueCacheSize = 10000
+	}
+	if c.QueueCacheTTL == 0 {
+		c.QueueCacheTTL = time.Second
+	}
+	if c.LongPollRecheck <= 0 {
+		c.LongPollRecheck = 5 * time.Second
+	}
+	if c.RebuildLease <= 0 {
+		c.RebuildLease = time.Minute
+	}
+	if c.RebuildRetry <= 0 {
+		c.RebuildRetry = 50 * time.Millisecond
+	}
+	if c.RebuildTimeout <= 0 {
+		c.RebuildTimeout = 30 * time.Second
+	}
+	if c.UnindexedInterval <= 0 {
+		c.UnindexedInterval = time.Second
+	}
+	if c.DegradedScanLimit <= 0 {
+		c.DegradedScanLimit = 1000
+	}
+	return c
+}
+
+// Service implements API on a Store (the durable queue records and
+// messages), an Index (visibility, order and receive counts, rebuilt from
+// the Store whenever it is lost) and a Notifier (long-poll wake-ups).
+//
+// Writes go to the Store first, so that a failing Index can only cause
+// duplicates: when the Index is unreachable the Service serves receives
+// from the Store directly ("degraded mode") and has Run rebuild the
+// affected queues once it is back.
+type Service struct {
+	store    Store
+	index    Index
+	notifier Notifier
+	cfg      Config
+	lim      Limits
+
+	queues *queueCache
+	tasks  *moveTasks
+
+	// bg is cancelled by Close; background work (move tasks, long polls)
+	// ends with it.
+	bg     context.Context
+	stop   context.CancelFunc
+	wg     sync.WaitGroup
+	closed sync.Once
+}
+
+var _ API = (*Service)(nil)
+
+// NewService returns a Service; call Run for its background work and Close
+// when done.
+func NewService(store Store, index Index, notifier Notifier, cfg Config) *Service {
+	cfg = cfg.withDefaults()
+	bg, stop := context.WithCancel(context.Background())
+	return &Service{
+		store:    store,
+		index:    index,
+		notifier: notifier,
+		cfg:      cfg,
+		lim:      cfg.Limits,
+		queues:   newQueueCache(cfg.QueueCacheSize, cfg.QueueCacheTTL),
+		tasks:    newMoveTasks(),
+		bg:       bg,
+		stop:     stop,
+	}
+}
+
+// Run does the Service's background work until ctx ends or Close is
+// called: it takes the queues whose Index writes failed and drops their
+// Index state, so that the next receive rebuilds it from the Store.
+func (s *Service) Run(ctx context.Context) error {
+	t := time.NewTicker(s.cfg.UnindexedInterval)
+	defer t.Stop()
+	for {
+		s.drainUnindexed(ctx)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-s.bg.Done():
+			return nil
+		case <-t.C:
+		}
+	}
+}
+
+// Close stops background work (move tasks, waiting long polls) and waits
+// for it to end.
+func (s *Service) Close() error {
+	s.closed.Do(s.stop)
+	s.wg.Wait()
+	return nil
+}
+
+// now is the Service's clock.
+func (s *Service) now() time.Time { return s.cfg.Clock() }
+
+// queueARN is the ARN of q in the Service's region.
+func (s *Service) queueARN(q *Queue) string { return QueueARN(s.cfg.Region, q.Account, q.Name) }
+
+// indexQueue names q to the Index.
+func indexQueue(q *Queue) IndexQueue { return IndexQueue{ID: q.ID, FIFO: q.Attributes.FifoQueue} }
+
+// isUnavailable reports whether err says a backing service cannot be
+// reached (as opposed to a bug or a client mistake).
+func isUnavailable(err error) bool {
+	var he *herald.Error
+	return errors.As(err, &he) && he.Code == herald.EUnavailable
+}
+
+// randomShard picks the shard a new message goes to.
+func randomShard(q *Queue) int {
+	if q.Shards <= 1 {
+		return 0
+	}
+	return rand.IntN(q.Shards)
+}
+
+// seconds turns a count of seconds into a Duration.
+func seconds(n int) time.Duration { return time.Duration(n) * time.Second }
+
+// sleep waits d or until ctx (or the Service) ends; false if it ended.
+func (s *Service) sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	case <-s.bg.Done():
+		return false
+	}
+}

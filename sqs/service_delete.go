@@ -1,0 +1,140 @@
+package sqs
+
+import (
+	"context"
+	"errors"
+
+	"github.com/google/uuid"
+)
+
+// DeleteMessage deletes the message a receipt handle names. As on AWS, a
+// stale handle (the message was received again since) still deletes it.
+func (s *Service) DeleteMessage(ctx context.Context, c Caller, in DeleteMessageInput) error {
+	q, err := s.queueByURL(ctx, in.QueueURL)
+	if err != nil {
+		return err
+	}
+	r, err := s.parseReceiptHandle(q, in.ReceiptHandle)
+	if err != nil {
+		return err
+	}
+	return s.deleteMessages(ctx, q, []uuid.UUID{r.messageID})
+}
+
+// deleteMessages removes messages from the Store, then from the Index. A
+// failed Index removal is harmless: a later claim of the message finds it
+// gone from the Store and removes it then.
+func (s *Service) deleteMessages(ctx context.Context, q *Queue, ids []uuid.UUID) error {
+	if err := s.store.DeleteMessages(ctx, q, ids); err != nil {
+		return AsError(err)
+	}
+	_ = s.index.Remove(ctx, indexQueue(q), ids)
+	return nil
+}
+
+// DeleteMessageBatch deletes up to MaxBatchEntries messages in one Store
+// write; an invalid handle fails its entry alone.
+func (s *Service) DeleteMessageBatch(ctx context.Context, c Caller, in DeleteMessageBatchInput) (BatchIDsOutput, error) {
+	q, err := s.queueByURL(ctx, in.QueueURL)
+	if err != nil {
+		return BatchIDsOutput{}, err
+	}
+	if err := s.validateHandleBatch(in.Entries); err != nil {
+		return BatchIDsOutput{}, err
+	}
+	var out BatchIDsOutput
+	var ids []uuid.UUID
+	var okIDs []string
+	for _, e := range in.Entries {
+		r, err := s.parseReceiptHandle(q, e.ReceiptHandle)
+		if err != nil {
+			out.Failed = append(out.Failed, batchError(e.ID, err))
+			continue
+		}
+		ids = append(ids, r.messageID)
+		okIDs = append(okIDs, e.ID)
+	}
+	if len(ids) > 0 {
+		if err := s.deleteMessages(ctx, q, ids); err != nil {
+			return BatchIDsOutput{}, err
+		}
+	}
+	out.Successful = okIDs
+	return out, nil
+}
+
+func (s *Service) validateHandleBatch(entries []BatchHandleEntry) error {
+	ids := make([]string, len(entries))
+	for i, e := range entries {
+		ids[i] = e.ID
+	}
+	return ValidateBatchEntryIDs(ids, s.lim)
+}
+
+// ChangeMessageVisibility sets when an in-flight message becomes visible
+// again: VisibilityTimeout seconds from now.
+func (s *Service) ChangeMessageVisibility(ctx context.Context, c Caller, in ChangeMessageVisibilityInput) error {
+	q, err := s.queueByURL(ctx, in.QueueURL)
+	if err != nil {
+		return err
+	}
+	return s.changeVisibility(ctx, q, in.ReceiptHandle, in.VisibilityTimeout)
+}
+
+// ChangeMessageVisibilityBatch changes the visibility of up to
+// MaxBatchEntries messages, each entry failing alone.
+func (s *Service) ChangeMessageVisibilityBatch(ctx context.Context, c Caller, in ChangeMessageVisibilityBatchInput) (BatchIDsOutput, error) {
+	q, err := s.queueByURL(ctx, in.QueueURL)
+	if err != nil {
+		return BatchIDsOutput{}, err
+	}
+	if err := s.validateHandleBatch(in.Entries); err != nil {
+		return BatchIDsOutput{}, err
+	}
+	var out BatchIDsOutput
+	for _, e := range in.Entries {
+		if err := s.changeVisibility(ctx, q, e.ReceiptHandle, e.VisibilityTimeout); err != nil {
+			if se := AsError(err); !se.Sender {
+				// The service failed, not the entry: let the client retry
+				// the request.
+				return BatchIDsOutput{}, se
+			}
+			out.Failed = append(out.Failed, batchError(e.ID, err))
+			continue
+		}
+		out.Successful = append(out.Successful, e.ID)
+	}
+	return out, nil
+}
+
+func (s *Service) changeVisibility(ctx context.Context, q *Queue, handle string, timeout *int) error {
+	r, err := s.parseReceiptHandle(q, handle)
+	if err != nil {
+		return err
+	}
+	if timeout == nil {
+		return ErrMissingParameter("VisibilityTimeout")
+	}
+	if *timeout < 0 || *timeout > s.lim.MaxVisibilityTimeout {
+		return invalidParameter("VisibilityTimeout", itoa(*timeout), "VisibilityTimeout must be an integer between 0 and "+itoa(s.lim.MaxVisibilityTimeout)+".")
+	}
+	now := s.now()
+	visibleAt := now.Add(seconds(*timeout))
+	err = s.index.SetVisibleAt(ctx, indexQueue(q), r.messageID, now, visibleAt)
+	switch {
+	case errors.Is(err, ErrNotInFlight):
+		return NewError(CodeMessageNotInflight, "Value %s for parameter ReceiptHandle is invalid. Reason: Message does not exist or is not available for visibility timeout change.", handle)
+	case err != nil && !isUnavailable(err):
+		return AsError(err)
+	}
+	// With the Index down (degraded mode) the stored state is all there
+	// is; otherwise it keeps the change across a loss of the Index.
+	state := State{ID: r.messageID, ReceiveCount: r.receiveCount, FirstReceiveAt: r.firstReceiveAt, VisibleAt: visibleAt}
+	if serr := s.store.SaveStates(ctx, q, []State{state}); serr != nil && err != nil {
+		return AsError(serr)
+	}
+	if *timeout == 0 {
+		s.notifier.Notify(ctx, q.ID)
+	}
+	return nil
+}

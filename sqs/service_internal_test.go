@@ -1,0 +1,96 @@
+package sqs
+
+import (
+	"math/big"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+func TestReceiptHandleRoundTrip(t *testing.T) {
+	s := &Service{cfg: Config{ReceiptHandleSecret: []byte("s3cret")}}
+	q := &Queue{ID: uuid.New()}
+	first := time.UnixMilli(1700000000123)
+	m := &Message{ID: uuid.Must(uuid.NewUUID()), State: State{ReceiveCount: 7, FirstReceiveAt: first}}
+	h := s.receiptHandle(q, m)
+	r, err := s.parseReceiptHandle(q, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.messageID != m.ID || r.receiveCount != 7 || !r.firstReceiveAt.Equal(first) {
+		t.Fatalf("decoded %+v", r)
+	}
+	other := &Queue{ID: uuid.New()}
+	if _, err := s.parseReceiptHandle(other, h); err == nil {
+		t.Fatal("handle accepted by another queue")
+	}
+	noSecret := &Service{}
+	if _, err := noSecret.parseReceiptHandle(q, h); err == nil {
+		t.Fatal("handle accepted without the secret it was made with")
+	}
+}
+
+func TestSequenceNumbersGrow(t *testing.T) {
+	prev := new(big.Int)
+	for i := 0; i < 1000; i++ {
+		n, ok := new(big.Int).SetString(sequenceNumber(uuid.Must(uuid.NewUUID())), 10)
+		if !ok || n.Cmp(prev) <= 0 {
+			t.Fatalf("sequence number %v after %v", n, prev)
+		}
+		prev = n
+	}
+}
+
+func TestIDBeforeFollowsSendOrder(t *testing.T) {
+	ids := make([]uuid.UUID, 200)
+	for i := range ids {
+		ids[i] = uuid.Must(uuid.NewUUID())
+	}
+	for i := 1; i < len(ids); i++ {
+		if !idBefore(ids[i-1], ids[i]) || idBefore(ids[i], ids[i-1]) {
+			t.Fatalf("id %d not after id %d", i, i-1)
+		}
+	}
+}
+
+func TestQueueCache(t *testing.T) {
+	c := newQueueCache(2, time.Hour)
+	a, b, d := &Queue{Account: "1", Name: "a"}, &Queue{Account: "1", Name: "b"}, &Queue{Account: "1", Name: "d"}
+	c.put(a)
+	c.put(b)
+	if c.get("1/a") != a { // a is now the most recently used
+		t.Fatal("a not cached")
+	}
+	c.put(d)
+	if c.get("1/b") != nil {
+		t.Fatal("least recently used entry not evicted")
+	}
+	if c.get("1/a") != a || c.get("1/d") != d {
+		t.Fatal("recent entries evicted")
+	}
+	c.invalidate("1", "a")
+	if c.get("1/a") != nil {
+		t.Fatal("invalidated entry still cached")
+	}
+	short := newQueueCache(10, time.Millisecond)
+	short.put(a)
+	time.Sleep(3 * time.Millisecond)
+	if short.get("1/a") != nil {
+		t.Fatal("expired entry returned")
+	}
+}
+
+func TestNewSelection(t *testing.T) {
+	sel := newSelection(ReceiveMessageInput{AttributeNames: []string{"All"}, MessageAttributeNames: []string{"a.*", "exact"}})
+	for _, n := range systemAttributeNames {
+		if !sel.system[n] {
+			t.Errorf("All does not select %s", n)
+		}
+	}
+	for name, want := range map[string]bool{"a.x": true, "a": false, "ab.x": false, "exact": true, "exact2": false} {
+		if got := sel.wantsAttribute(name); got != want {
+			t.Errorf("wantsAttribute(%q) = %v, want %v", name, got, want)
+		}
+	}
+}

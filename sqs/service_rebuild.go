@@ -1,0 +1,167 @@
+package sqs
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// rebuildBatch is how many entries one Index.Add of a rebuild carries.
+const rebuildBatch = 500
+
+// rebuild restores a queue's Index state from the Store: every stored
+// message with its persisted State (receive count, first receive, when
+// visible; in flight if received and not yet visible again) and, on FIFO
+// queues, the deduplication records still inside the window. One node at
+// a time rebuilds a queue (LockRebuild); a caller that finds the lease
+// taken waits RebuildRetry and returns, to look again.
+func (s *Service) rebuild(ctx context.Context, q *Queue) error {
+	iq := indexQueue(q)
+	unlock, ok, err := s.index.LockRebuild(ctx, iq, s.cfg.RebuildLease)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		s.sleep(ctx, s.cfg.RebuildRetry)
+		return nil
+	}
+	defer unlock()
+	// Whoever held the lease before us may have finished the job.
+	if _, err := s.index.Counts(ctx, iq, s.now()); !errors.Is(err, ErrNotBuilt) {
+		return err
+	}
+	now := s.now()
+	window := s.deduplicationWindow()
+	sc := newQueueScanner(s.store, q)
+	batch := make([]Entry, 0, rebuildBatch)
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		err := s.index.Add(ctx, iq, batch)
+		batch = batch[:0]
+		return err
+	}
+	for {
+		m, err := sc.next(ctx)
+		if err != nil {
+			return err
+		}
+		if m == nil {
+			break
+		}
+		batch = append(batch, storedEntry(m, now))
+		if q.Attributes.FifoQueue && m.MessageDeduplicationID != "" {
+			if age := now.Sub(m.SentAt); age < window {
+				if _, _, err := s.index.Deduplicate(ctx, iq, dedupKey(q, m), m.ID, window-age); err != nil {
+					return err
+				}
+			}
+		}
+		if len(batch) == rebuildBatch {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		return err
+	}
+	return s.index.MarkBuilt(ctx, iq)
+}
+
+// storedEntry is the Index entry of a stored message.
+func storedEntry(m *Message, now time.Time) Entry {
+	visibleAt := m.State.VisibleAt
+	if visibleAt.IsZero() {
+		visibleAt = m.SentAt
+	}
+	return Entry{
+		ID:             m.ID,
+		Group:          m.MessageGroupID,
+		VisibleAt:      visibleAt,
+		ReceiveCount:   m.State.ReceiveCount,
+		FirstReceiveAt: m.State.FirstReceiveAt,
+		InFlight:       m.State.ReceiveCount > 0 && visibleAt.After(now),
+	}
+}
+
+// counts returns the queue's ApproximateNumberOf* counters from the Index,
+// rebuilding it if needed, or from the Store while the Index is
+// unavailable.
+func (s *Service) counts(ctx context.Context, q *Queue) (Counts, error) {
+	var n Counts
+	err := s.withBuiltIndex(ctx, q, func() error {
+		var err error
+		n, err = s.index.Counts(ctx, indexQueue(q), s.now())
+		return err
+	})
+	switch {
+	case err == nil:
+		return n, nil
+	case isUnavailable(err):
+		return s.storeCounts(ctx, q)
+	}
+	return Counts{}, AsError(err)
+}
+
+// storeCounts estimates the counters from the stored states, reading at
+// most DegradedScanLimit messages (the counters are approximate anyway).
+func (s *Service) storeCounts(ctx context.Context, q *Queue) (Counts, error) {
+	now := s.now()
+	var n Counts
+	sc := newQueueScanner(s.store, q)
+	for i := 0; i < s.cfg.DegradedScanLimit; i++ {
+		m, err := sc.next(ctx)
+		if err != nil {
+			return Counts{}, AsError(err)
+		}
+		if m == nil {
+			break
+		}
+		switch {
+		case !m.State.VisibleAt.After(now):
+			n.Visible++
+		case m.State.ReceiveCount > 0:
+			n.InFlight++
+		default:
+			n.Delayed++
+		}
+	}
+	return n, nil
+}
+
+// unindexedBatch is how many queue IDs one drain round takes.
+const unindexedBatch = 100
+
+// drainUnindexed drops the Index state of queues whose Index writes
+// failed, so that their next receive rebuilds it from the Store. A queue
+// whose Drop fails is marked again for the next round.
+func (s *Service) drainUnindexed(ctx context.Context) {
+	for {
+		ids, err := s.store.TakeUnindexed(ctx, unindexedBatch)
+		if err != nil || len(ids) == 0 {
+			return
+		}
+		for i, id := range ids {
+			// Drop needs only the ID: the FIFO flag does not change how a
+			// queue's state is forgotten.
+			if err := s.index.Drop(ctx, IndexQueue{ID: id}); err != nil {
+				s.remark(ctx, ids[i:])
+				return
+			}
+		}
+		if len(ids) < unindexedBatch {
+			return
+		}
+	}
+}
+
+// remark marks queues unindexed again after a failed drop.
+func (s *Service) remark(ctx context.Context, ids []uuid.UUID) {
+	for _, id := range ids {
+		_ = s.store.MarkUnindexed(ctx, id)
+	}
+}

@@ -1,0 +1,115 @@
+package sqs
+
+import (
+	"bytes"
+	"container/heap"
+	"context"
+
+	"github.com/google/uuid"
+)
+
+// idBefore orders version 1 message IDs by send time: their timestamp,
+// then their clock sequence (which the uuid package bumps for IDs of one
+// instant), then their bytes.
+func idBefore(a, b uuid.UUID) bool {
+	if ta, tb := a.Time(), b.Time(); ta != tb {
+		return ta < tb
+	}
+	if ca, cb := a.ClockSequence(), b.ClockSequence(); ca != cb {
+		return ca < cb
+	}
+	return bytes.Compare(a[:], b[:]) < 0
+}
+
+// scanPage is how many messages a scan reads from one shard at a time.
+const scanPage = 256
+
+// queueScanner reads every stored message of a queue, oldest first across
+// all its shards (a merge of the per-shard scans), one page per shard at a
+// time. Rebuilds need that order for FIFO groups; degraded receives and
+// move tasks use it to find the oldest messages.
+type queueScanner struct {
+	store  Store
+	q      *Queue
+	shards []*shardCursor
+	heads  shardHeap // shards with a buffered message, by their next message
+	loaded bool
+}
+
+type shardCursor struct {
+	shard int
+	buf   []*Message
+	after uuid.UUID
+	done  bool
+}
+
+type shardHeap []*shardCursor
+
+func (h shardHeap) Len() int           { return len(h) }
+func (h shardHeap) Less(i, j int) bool { return idBefore(h[i].buf[0].ID, h[j].buf[0].ID) }
+func (h shardHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *shardHeap) Push(x any)        { *h = append(*h, x.(*shardCursor)) }
+func (h *shardHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+func newQueueScanner(store Store, q *Queue) *queueScanner {
+	sc := &queueScanner{store: store, q: q}
+	for i := 0; i < max(1, q.Shards); i++ {
+		sc.shards = append(sc.shards, &shardCursor{shard: i})
+	}
+	return sc
+}
+
+// fill reads the next page of a shard whose buffer is empty.
+func (sc *queueScanner) fill(ctx context.Context, c *shardCursor) error {
+	if c.done || len(c.buf) > 0 {
+		return nil
+	}
+	page, err := sc.store.ScanMessages(ctx, sc.q, c.shard, c.after, scanPage)
+	if err != nil {
+		return err
+	}
+	if len(page) < scanPage {
+		c.done = true
+	}
+	if len(page) > 0 {
+		c.after = page[len(page)-1].ID
+	}
+	c.buf = page
+	return nil
+}
+
+// next returns the oldest message not returned yet, or nil at the end.
+func (sc *queueScanner) next(ctx context.Context) (*Message, error) {
+	if !sc.loaded {
+		sc.loaded = true
+		for _, c := range sc.shards {
+			if err := sc.fill(ctx, c); err != nil {
+				return nil, err
+			}
+			if len(c.buf) > 0 {
+				sc.heads = append(sc.heads, c)
+			}
+		}
+		heap.Init(&sc.heads)
+	}
+	if len(sc.heads) == 0 {
+		return nil, nil
+	}
+	c := sc.heads[0]
+	m := c.buf[0]
+	c.buf = c.buf[1:]
+	if err := sc.fill(ctx, c); err != nil {
+		return nil, err
+	}
+	if len(c.buf) > 0 {
+		heap.Fix(&sc.heads, 0)
+	} else {
+		heap.Pop(&sc.heads)
+	}
+	return m, nil
+}

@@ -1,0 +1,186 @@
+package sqsmem
+
+import "github.com/heraldmq/herald/sqs"
+
+// group is one message group of a FIFO queue: its entries in add order,
+// linked, and the entries handed out by its last receive.
+type group struct {
+	name       string
+	head, tail *entry
+	// flagged are the entries last received from the group (a handful:
+	// at most one receive's worth, plus any a rebuild added in flight).
+	// The group is blocked until all of them are visible again.
+	flagged []*entry
+	readyAt int64 // when the group is receivable: head visible, none in flight
+	where   uint8
+	index   int32
+}
+
+// byHead orders receivable groups by their oldest message.
+type byHead struct{}
+
+func (byHead) less(a, b *group) bool       { return a.head.seq < b.head.seq }
+func (byHead) setIndex(g *group, i int)    { g.index = int32(i) }
+func (byReadyAt) setIndex(g *group, i int) { g.index = int32(i) }
+
+// byReadyAt orders blocked groups by when they become receivable.
+type byReadyAt struct{}
+
+func (byReadyAt) less(a, b *group) bool {
+	if a.readyAt != b.readyAt {
+		return a.readyAt < b.readyAt
+	}
+	return a.head.seq < b.head.seq
+}
+
+// fifoState is the group structure of a FIFO queue. Entries are also in
+// the queue's waiting heap while not visible, for the counts; the order
+// of receives is kept here.
+type fifoState struct {
+	groups  map[string]*group
+	ready   heap[*group, byHead]    // receivable at the settled time
+	waiting heap[*group, byReadyAt] // receivable only later
+}
+
+// add appends e to its group.
+func (f *fifoState) add(e *entry, name string, settled int64) {
+	g := f.groups[name]
+	if g == nil {
+		if f.groups == nil {
+			f.groups = make(map[string]*group)
+		}
+		g = &group{name: name, index: -1}
+		f.groups[name] = g
+	}
+	e.group = g
+	if g.tail == nil {
+		g.head, g.tail = e, e
+	} else {
+		e.prev, g.tail.next, g.tail = g.tail, e, e
+	}
+	if e.inFlight {
+		g.flagged = append(g.flagged, e)
+	}
+	if g.head == e || e.inFlight {
+		f.regroup(g, settled)
+	}
+}
+
+// remove unlinks e from its group.
+func (f *fifoState) remove(e *entry, settled int64) {
+	g := e.group
+	wasHead := g.head == e
+	if e.prev != nil {
+		e.prev.next = e.next
+	} else {
+		g.head = e.next
+	}
+	if e.next != nil {
+		e.next.prev = e.prev
+	} else {
+		g.tail = e.prev
+	}
+	e.prev, e.next = nil, nil
+	wasFlagged := false
+	for i, x := range g.flagged {
+		if x == e {
+			g.flagged = append(g.flagged[:i], g.flagged[i+1:]...)
+			wasFlagged = true
+			break
+		}
+	}
+	if wasHead || wasFlagged {
+		f.regroup(g, settled)
+	}
+}
+
+// regroup recomputes when g is receivable and moves it to the right heap,
+// or forgets it once empty.
+func (f *fifoState) regroup(g *group, settled int64) {
+	switch g.where {
+	case inReady:
+		f.ready.remove(int(g.index))
+	case inWaiting:
+		f.waiting.remove(int(g.index))
+	}
+	g.where = inNone
+	if g.head == nil {
+		delete(f.groups, g.name)
+		return
+	}
+	g.readyAt = g.head.visibleAt
+	for _, e := range g.flagged {
+		if e.inFlight {
+			g.readyAt = max(g.readyAt, e.visibleAt)
+		}
+	}
+	if g.readyAt <= settled {
+		g.where = inReady
+		f.ready.push(g)
+	} else {
+		g.where = inWaiting
+		f.waiting.push(g)
+	}
+}
+
+// settle makes the groups whose time has come receivable.
+func (f *fifoState) settle(now int64) {
+	for f.waiting.len() > 0 && f.waiting.top().readyAt <= now {
+		g := f.waiting.pop()
+		g.where = inReady
+		f.ready.push(g)
+	}
+}
+
+// receive takes receivable groups oldest first and from each the visible
+// messages at its head, up to max in all; every group taken is then
+// blocked until its messages' visibility timeouts end.
+func (f *fifoState) receive(qs *queueState, now, until int64, max int) sqs.ReceiveResult {
+	var aside, taken []*group
+	var claimed []*entry
+	for len(claimed) < max && f.ready.len() > 0 {
+		g := f.ready.pop()
+		g.where = inNone
+		if g.readyAt > now {
+			// Receivable at the settled time, not at this earlier now.
+			aside = append(aside, g)
+			continue
+		}
+		// Every flagged entry is visible again (readyAt <= now), so no
+		// longer in flight; this receive flags anew.
+		for _, e := range g.flagged {
+			if e.where != inWaiting {
+				e.inFlight = false
+			}
+		}
+		g.flagged = g.flagged[:0]
+		for e := g.head; e != nil && len(claimed) < max && e.visibleAt <= now; e = e.next {
+			qs.unplace(e)
+			claimed = append(claimed, e)
+		}
+		taken = append(taken, g)
+	}
+	var next nextTime
+	if f.ready.len() > 0 {
+		next.offer(now)
+	}
+	if f.waiting.len() > 0 {
+		next.offer(f.waiting.top().readyAt)
+	}
+	for _, g := range aside {
+		next.offer(g.readyAt)
+	}
+	res := sqs.ReceiveResult{NextVisibleAt: next.result(now), Claims: make([]sqs.Claim, len(claimed))}
+	for i, e := range claimed {
+		res.Claims[i] = qs.claim(e, now, until)
+		qs.place(e)
+		e.group.flagged = append(e.group.flagged, e)
+	}
+	for _, g := range taken {
+		f.regroup(g, qs.settled)
+	}
+	for _, g := range aside {
+		f.regroup(g, qs.settled)
+	}
+	return res
+}

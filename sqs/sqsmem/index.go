@@ -1,0 +1,340 @@
+package sqsmem
+
+import (
+	"context"
+	"hash/maphash"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/heraldmq/herald/sqs"
+)
+
+// Defaults of IndexOptions.
+const (
+	DefaultMaxQueues = 1 << 18
+	DefaultIdleAfter = time.Minute
+)
+
+// IndexOptions configure NewIndex. Zero values take the defaults.
+type IndexOptions struct {
+	// MaxQueues bounds the queue states held. Beyond it the least recently
+	// used are evicted (except those being rebuilt); an evicted queue
+	// answers ErrNotBuilt and is rebuilt from the Store.
+	MaxQueues int
+	// IdleAfter is how long an empty queue state stays unused before it
+	// may be evicted to make room for new ones: rebuilding an empty queue
+	// costs one empty scan, holding millions of them costs memory.
+	IdleAfter time.Duration
+	// Clock is the wall clock of idleness, rebuild leases and
+	// deduplication windows; time.Now by default.
+	Clock func() time.Time
+}
+
+// Index is the in-process sqs.Index. Queue states are spread over shards
+// of a map, each shard with its own lock and LRU list, and each queue has
+// a lock of its own: the hot path takes a shard lock for a map look-up and
+// then only the queue's lock.
+type Index struct {
+	shards   []indexShard
+	seed     maphash.Seed
+	perShard int // queue states held per shard
+	idle     int64
+	clock    func() time.Time
+	dedup    dedupTable
+	leaseSeq uint64 // guarded by leaseMu
+	leaseMu  sync.Mutex
+}
+
+type indexShard struct {
+	mu     sync.Mutex
+	queues map[uuid.UUID]*queueState
+	// LRU list: head is the most recently used.
+	head, tail *queueState
+	_          [40]byte // keep shards on separate cache lines
+}
+
+var _ sqs.Index = (*Index)(nil)
+
+// NewIndex returns an empty Index.
+func NewIndex(opts IndexOptions) *Index {
+	if opts.MaxQueues <= 0 {
+		opts.MaxQueues = DefaultMaxQueues
+	}
+	if opts.IdleAfter <= 0 {
+		opts.IdleAfter = DefaultIdleAfter
+	}
+	if opts.Clock == nil {
+		opts.Clock = time.Now
+	}
+	// Small bounds get one shard, so that the bound is an exact LRU;
+	// large ones spread the look-ups over up to 64 locks.
+	n := min(max(opts.MaxQueues/1024, 1), 64)
+	x := &Index{
+		shards:   make([]indexShard, n),
+		seed:     maphash.MakeSeed(),
+		perShard: (opts.MaxQueues + n - 1) / n,
+		idle:     int64(opts.IdleAfter),
+		clock:    opts.Clock,
+	}
+	x.dedup.init()
+	for i := range x.shards {
+		x.shards[i].queues = make(map[uuid.UUID]*queueState)
+	}
+	return x
+}
+
+func (x *Index) shard(id uuid.UUID) *indexShard {
+	return &x.shards[maphash.Bytes(x.seed, id[:])%uint64(len(x.shards))]
+}
+
+// Len returns how many queue states the Index holds.
+func (x *Index) Len() int {
+	n := 0
+	for i := range x.shards {
+		s := &x.shards[i]
+		s.mu.Lock()
+		n += len(s.queues)
+		s.mu.Unlock()
+	}
+	return n
+}
+
+// lock returns the state of q locked, creating it if create is set; nil if
+// it does not exist and create is not set.
+func (x *Index) lock(q sqs.IndexQueue, create bool) *queueState {
+	s := x.shard(q.ID)
+	for {
+		now := x.clock().UnixNano()
+		s.mu.Lock()
+		qs := s.queues[q.ID]
+		switch {
+		case qs != nil:
+			qs.lastUsed = now
+			s.toFront(qs)
+		case create:
+			qs = newQueueState(q)
+			qs.lastUsed = now
+			s.queues[q.ID] = qs
+			s.toFront(qs)
+			x.evict(s, qs, now)
+		}
+		s.mu.Unlock()
+		if qs == nil {
+			return nil
+		}
+		qs.mu.Lock()
+		if !qs.evicted {
+			return qs
+		}
+		// Evicted between the look-up and the lock: look again.
+		qs.mu.Unlock()
+	}
+}
+
+// toFront makes qs the most recently used; s.mu is held.
+func (s *indexShard) toFront(qs *queueState) {
+	if s.head == qs {
+		return
+	}
+	s.unlink(qs)
+	qs.lruNext = s.head
+	if s.head != nil {
+		s.head.lruPrev = qs
+	}
+	s.head = qs
+	if s.tail == nil {
+		s.tail = qs
+	}
+}
+
+func (s *indexShard) unlink(qs *queueState) {
+	if qs.lruPrev != nil {
+		qs.lruPrev.lruNext = qs.lruNext
+	} else if s.head == qs {
+		s.head = qs.lruNext
+	}
+	if qs.lruNext != nil {
+		qs.lruNext.lruPrev = qs.lruPrev
+	} else if s.tail == qs {
+		s.tail = qs.lruPrev
+	}
+	qs.lruPrev, qs.lruNext = nil, nil
+}
+
+// evictScan bounds how many least recently used states one eviction looks
+// at, so that a shard full of busy or leased queues costs little.
+const evictScan = 8
+
+// evict makes room after fresh was added to s: it drops least recently
+// used states beyond the bound, and a few empty ones idle for long. A state
+// in use (locked) or being rebuilt (leased) is never evicted. s.mu is held.
+func (x *Index) evict(s *indexShard, fresh *queueState, now int64) {
+	over := len(s.queues) - x.perShard
+	looked := 0
+	for qs := s.tail; qs != nil && looked < evictScan; looked++ {
+		prev := qs.lruPrev
+		if qs != fresh && (over > 0 || now-qs.lastUsed >= x.idle) && x.tryEvict(s, qs, now, over > 0) {
+			over--
+		} else if over <= 0 && now-qs.lastUsed < x.idle {
+			return // the rest were used more recently still
+		}
+		qs = prev
+	}
+}
+
+// tryEvict evicts qs if it is not in use or leased, and, unless full is
+// set, empty.
+func (x *Index) tryEvict(s *indexShard, qs *queueState, now int64, full bool) bool {
+	if !qs.mu.TryLock() {
+		return false
+	}
+	defer qs.mu.Unlock()
+	if qs.leased(now) || (!full && !qs.empty()) {
+		return false
+	}
+	qs.evicted = true
+	delete(s.queues, qs.id)
+	s.unlink(qs)
+	return true
+}
+
+// Add tracks new messages, leaving tracked ones as they are.
+func (x *Index) Add(ctx context.Context, q sqs.IndexQueue, entries []sqs.Entry) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if len(entries) == 0 {
+		return nil
+	}
+	qs := x.lock(q, true)
+	defer qs.mu.Unlock()
+	qs.add(entries)
+	return nil
+}
+
+// Receive hands out up to r.Max messages visible at r.Now.
+func (x *Index) Receive(ctx context.Context, q sqs.IndexQueue, r sqs.ReceiveRequest) (sqs.ReceiveResult, error) {
+	if err := ctx.Err(); err != nil {
+		return sqs.ReceiveResult{}, err
+	}
+	qs := x.lock(q, false)
+	if qs == nil {
+		return sqs.ReceiveResult{}, sqs.ErrNotBuilt
+	}
+	defer qs.mu.Unlock()
+	if !qs.built {
+		return sqs.ReceiveResult{}, sqs.ErrNotBuilt
+	}
+	return qs.receive(r), nil
+}
+
+// Remove forgets messages; unknown ones are ignored.
+func (x *Index) Remove(ctx context.Context, q sqs.IndexQueue, ids []uuid.UUID) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	qs := x.lock(q, false)
+	if qs == nil {
+		return nil
+	}
+	defer qs.mu.Unlock()
+	qs.remove(ids)
+	return nil
+}
+
+// SetVisibleAt changes when an in-flight message becomes visible again.
+func (x *Index) SetVisibleAt(ctx context.Context, q sqs.IndexQueue, id uuid.UUID, now, visibleAt time.Time) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	qs := x.lock(q, false)
+	if qs == nil {
+		return sqs.ErrNotInFlight
+	}
+	defer qs.mu.Unlock()
+	return qs.setVisibleAt(id, nanos(now), nanos(visibleAt))
+}
+
+// Counts returns the queue's counts at now.
+func (x *Index) Counts(ctx context.Context, q sqs.IndexQueue, now time.Time) (sqs.Counts, error) {
+	if err := ctx.Err(); err != nil {
+		return sqs.Counts{}, err
+	}
+	qs := x.lock(q, false)
+	if qs == nil {
+		return sqs.Counts{}, sqs.ErrNotBuilt
+	}
+	defer qs.mu.Unlock()
+	if !qs.built {
+		return sqs.Counts{}, sqs.ErrNotBuilt
+	}
+	return qs.counts(nanos(now)), nil
+}
+
+// Drop forgets the queue's messages until the next MarkBuilt. Rebuild
+// leases and deduplication records are kept: a rebuild in progress still
+// owns its queue, and a purge does not reopen the deduplication window.
+func (x *Index) Drop(ctx context.Context, q sqs.IndexQueue) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	qs := x.lock(q, false)
+	if qs == nil {
+		return nil
+	}
+	defer qs.mu.Unlock()
+	qs.drop()
+	return nil
+}
+
+// MarkBuilt declares the queue's state complete.
+func (x *Index) MarkBuilt(ctx context.Context, q sqs.IndexQueue) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	qs := x.lock(q, true)
+	defer qs.mu.Unlock()
+	qs.built = true
+	return nil
+}
+
+// LockRebuild takes the rebuild lease of q. While it is held the queue's
+// state is never evicted, so a rebuild's adds are not lost before its
+// MarkBuilt.
+func (x *Index) LockRebuild(ctx context.Context, q sqs.IndexQueue, lease time.Duration) (func(), bool, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, false, err
+	}
+	qs := x.lock(q, true)
+	defer qs.mu.Unlock()
+	now := x.clock().UnixNano()
+	if qs.leased(now) {
+		return func() {}, false, nil
+	}
+	x.leaseMu.Lock()
+	x.leaseSeq++
+	token := x.leaseSeq
+	x.leaseMu.Unlock()
+	qs.leaseToken, qs.leaseUntil = token, now+int64(lease)
+	unlock := func() {
+		qs.mu.Lock()
+		defer qs.mu.Unlock()
+		// Only the holder's own lease is released: after it expired,
+		// someone else may hold the queue. An evicted state holds nothing.
+		if qs.leaseToken == token {
+			qs.leaseToken, qs.leaseUntil = 0, 0
+		}
+	}
+	return unlock, true, nil
+}
+
+// Deduplicate records key for window; see dedupTable.
+func (x *Index) Deduplicate(ctx context.Context, q sqs.IndexQueue, key string, id uuid.UUID, window time.Duration) (uuid.UUID, bool, error) {
+	if err := ctx.Err(); err != nil {
+		return uuid.Nil, false, err
+	}
+	existing, dup := x.dedup.record(q.ID, key, id, x.clock().UnixNano(), int64(window))
+	return existing, dup, nil
+}
