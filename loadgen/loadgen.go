@@ -48,7 +48,7 @@ type Result struct {
 
 // String formats the result as one human-readable line.
 func (r Result) String() string {
-	s := fmt.Sprintf("%-14s %8d calls %9.0f calls/s %10.0f items/s  p50 %-9s p90 %-9s p99 %-9s p99.9 %-9s max %-9s errors %d",
+	s := fmt.Sprintf("%-18s %8d calls %9.0f calls/s %10.0f items/s  p50 %-9s p90 %-9s p99 %-9s p99.9 %-9s max %-9s errors %d",
 		r.Name, r.Calls, r.CallsPerSec, r.ItemsPerSec, round(r.P50), round(r.P90), round(r.P99), round(r.P999), round(r.Max), r.Errors)
 	if r.FirstError != "" {
 		s += " (first: " + r.FirstError + ")"
@@ -117,19 +117,27 @@ func Run(ctx context.Context, name string, cfg Config, op Op) Result {
 	elapsed := time.Since(start)
 	stopProgress()
 
-	all := slices.Concat(latencies...)
-	slices.Sort(all)
-	r := Result{Name: name, Concurrency: cfg.Concurrency, Calls: len(all), Items: int(items.Load()),
-		Errors: int(errs.Load()), Elapsed: elapsed}
-	if v, ok := firstErr.Load().(string); ok {
-		r.FirstError = v
-	}
-	if len(all) > 0 {
-		secs := elapsed.Seconds()
-		r.CallsPerSec = float64(len(all)) / secs
+	first, _ := firstErr.Load().(string)
+	return Summarize(Result{Name: name, Concurrency: cfg.Concurrency, Items: int(items.Load()),
+		Errors: int(errs.Load()), FirstError: first, Elapsed: elapsed}, slices.Concat(latencies...))
+}
+
+// Summarize completes r, whose counts and Elapsed are set, from the
+// latencies of its successful calls: Calls, the rates and the percentiles.
+// It sorts latencies in place. Callers that measure several kinds of call
+// inside one Op (an SQS send, receive and delete cycle) use it to report
+// each kind the way Run reports one.
+func Summarize(r Result, latencies []time.Duration) Result {
+	slices.Sort(latencies)
+	r.Calls = len(latencies)
+	if len(latencies) > 0 && r.Elapsed > 0 {
+		secs := r.Elapsed.Seconds()
+		r.CallsPerSec = float64(r.Calls) / secs
 		r.ItemsPerSec = float64(r.Items) / secs
-		r.P50, r.P90, r.P99, r.P999 = quantile(all, 0.50), quantile(all, 0.90), quantile(all, 0.99), quantile(all, 0.999)
-		r.Max = all[len(all)-1]
+	}
+	if len(latencies) > 0 {
+		r.P50, r.P90, r.P99, r.P999 = quantile(latencies, 0.50), quantile(latencies, 0.90), quantile(latencies, 0.99), quantile(latencies, 0.999)
+		r.Max = latencies[len(latencies)-1]
 	}
 	return r
 }

@@ -44,6 +44,8 @@ type DB struct {
 
 	stopReaper context.CancelFunc // nil when the reaper is disabled
 	reaperDone chan struct{}
+
+	queues *QueueStore // the SQS queue store on this DB (Queues)
 }
 
 // Open opens (creating it if needed) the store in directory dir.
@@ -54,6 +56,7 @@ func Open(dir string, opts Options) (*DB, error) {
 		return nil, herald.Unavailable("open", err)
 	}
 	db := &DB{pdb: pdb, now: o.Now, log: o.Logger}
+	db.queues = newQueueStore(db)
 	if err := db.checkFormat(); err != nil {
 		_ = pdb.Close()
 		return nil, err

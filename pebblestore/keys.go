@@ -18,6 +18,15 @@ import (
 //	'm'     id(16), timestamp bytes first               message record (codec.go)
 //	'x'     ms(expires) id(16)                          empty
 //
+// SQS queues (QueueStore; sqs_keys.go explains them, sqs_codec.go has the
+// records):
+//
+//	'e'     ms(expiry bucket end) queueID(16) shard(2 BE) sent bucket(8 BE)  empty
+//	'q'     uvarint(len account) account name           queue record
+//	's'     queueID(16) shard(2 BE) tid(16)             SQS message record
+//	's'     queueID(16) shard(2 BE) tid(16) 0x01        SQS message state
+//	'u'     queueID(16)                                 empty (queue to reindex)
+//
 // encPath is the path's words joined by 0x01 instead of '.'. Words only hold
 // [A-Za-z0-9_:-], so 0x00, 0x01 and 0x02 never occur inside one, and:
 //   - a node's own history entries (encPath 0x00 ...) sort before those of its
@@ -34,8 +43,8 @@ import (
 // flipped, so that keys order correctly for any int64 (values hold plain
 // two's complement int64 big-endian).
 //
-// Reserved for other keyspaces sharing this DB (e.g. SQS queues): every
-// prefix byte not listed above. 0x00–0x1f are for engine metadata, lower-case
+// Reserved for other keyspaces sharing this DB: every prefix byte not
+// listed above. 0x00–0x1f are for engine metadata, lower-case
 // letters for data keyspaces.
 const (
 	prefixMeta    byte = 0x00 // engine metadata

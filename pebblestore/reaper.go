@@ -32,6 +32,13 @@ func (db *DB) reapLoop(ctx context.Context, interval time.Duration) {
 		case n > 0:
 			db.log.Debug("pebblestore: reaped expired messages", "reaped", n)
 		}
+		n, err = db.queues.ReapExpired(ctx)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			db.log.Warn("pebblestore: reaping expired queue messages failed", "err", err, "reaped", n)
+		case n > 0:
+			db.log.Debug("pebblestore: reaped expired queue messages", "reaped", n)
+		}
 	}
 }
 

@@ -19,8 +19,11 @@ import (
 )
 
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "sqs" {
+		return runBenchSQS(ctx, args[1:], stdout, stderr)
+	}
 	if len(args) == 0 || args[0] != "cache" {
-		return fmt.Errorf("usage: herald bench cache [flags] (see 'herald bench cache --help')")
+		return fmt.Errorf("usage: herald bench cache|sqs [flags] (see 'herald bench cache --help', 'herald bench sqs --help')")
 	}
 	return runBenchCache(ctx, args[1:], stdout, stderr)
 }

@@ -42,7 +42,7 @@ func RunStore(t *testing.T, open func(t *testing.T) sqs.Store) {
 		{"ScanPagesAfterAnID", testScanPaging},
 		{"ScanIsPerShard", testScanShards},
 		{"PurgeMessagesBefore", testPurgeMessages},
-		{"PurgedAtHidesOlderMessages", testPurgedAt},
+		{"PurgedAtDoesNotHideMessages", testPurgedAt},
 		{"Expiry", testStoreExpiry},
 		{"Unindexed", testUnindexed},
 		{"DefaultShards", testDefaultShards},

@@ -1,0 +1,118 @@
+package sqsload
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Config describes one benchmark run.
+type Config struct {
+	Server      string        // base URL of the server; the only address the run talks to
+	Concurrency int           // workers, each with its own keep-alive connection
+	Duration    time.Duration // how long the load runs (0: until Requests)
+	Requests    int           // stop after this many worker cycles (0: until Duration)
+	Queues      int           // queues the load spreads over; for the idle-queues scenario, queues to create
+	Batch       int           // messages per send and delete call and at most per receive (1..10)
+	MessageSize int           // bytes of every message body
+	Mix         Mix           // what each worker cycle does
+	Wait        int           // ReceiveMessage WaitTimeSeconds
+	// Visibility is ReceiveMessage's VisibilityTimeout; negative chooses:
+	// 0 when the mix receives without deleting (so pre-filled messages
+	// come back and a receive-only load never drains its queue), otherwise
+	// the queue's own.
+	Visibility int
+	// Prefill is how many messages each queue gets before the load starts
+	// (rounded up to batches of 10); negative chooses: 1000 when the mix
+	// receives but does not send, otherwise none.
+	Prefill int
+	Keep    bool // leave the queues behind instead of deleting them
+	// QueuePrefix names the run's queues (prefix-0, prefix-1, ...); empty
+	// picks a unique one so runs never see each other's queues.
+	QueuePrefix string
+	// Settle is how long the idle-queues scenario waits after creating its
+	// queues before reading the server's memory again.
+	Settle   time.Duration
+	Progress io.Writer // where the progress bar is drawn; nil for none
+
+	AccessKey, SecretKey, Region string // sign requests with SigV4 when both keys are set
+}
+
+// Validate reports what is wrong with c, if anything, before a run.
+func (c Config) Validate() error {
+	_, err := c.withDefaults()
+	return err
+}
+
+// withDefaults fills what the caller left to choose and checks the rest.
+func (c Config) withDefaults() (Config, error) {
+	if c.Server == "" {
+		return c, fmt.Errorf("no server to load")
+	}
+	if !strings.HasPrefix(c.Server, "http://") && !strings.HasPrefix(c.Server, "https://") {
+		return c, fmt.Errorf("server %q: want an http:// or https:// URL", c.Server)
+	}
+	if c.Concurrency < 1 {
+		return c, fmt.Errorf("concurrency %d: want at least 1", c.Concurrency)
+	}
+	if c.Queues < 1 {
+		return c, fmt.Errorf("queues %d: want at least 1", c.Queues)
+	}
+	if c.Batch < 1 || c.Batch > MaxBatch {
+		return c, fmt.Errorf("batch %d: want 1..%d", c.Batch, MaxBatch)
+	}
+	if c.MessageSize < 1 {
+		return c, fmt.Errorf("message size %d: SQS needs at least one character", c.MessageSize)
+	}
+	if c.Wait < 0 || c.Wait > 20 {
+		return c, fmt.Errorf("wait %d: want 0..20 seconds", c.Wait)
+	}
+	if c.Duration < 0 || c.Requests < 0 {
+		return c, fmt.Errorf("duration and requests cannot be negative")
+	}
+	if c.Duration == 0 && c.Requests == 0 {
+		c.Duration = 10 * time.Second
+	}
+	if c.Visibility < 0 && c.Mix.Receives > 0 && !c.Mix.Delete {
+		c.Visibility = 0
+	}
+	if c.Prefill < 0 {
+		c.Prefill = 0
+		if c.Mix.Receives > 0 && c.Mix.Sends == 0 {
+			c.Prefill = 1000
+		}
+	}
+	if c.QueuePrefix == "" {
+		c.QueuePrefix = "herald-bench-" + uuid.NewString()[:8]
+	}
+	return c, nil
+}
+
+// client returns a client sized for c's concurrency; one call may take a
+// whole long poll.
+func (c Config) client() *Client {
+	return NewClient(c.Server, Options{
+		Connections: c.Concurrency,
+		Timeout:     time.Duration(c.Wait)*time.Second + 30*time.Second,
+		AccessKey:   c.AccessKey, SecretKey: c.SecretKey, Region: c.Region,
+	})
+}
+
+// queueName is the name of the run's i-th queue.
+func (c Config) queueName(i int) string {
+	return fmt.Sprintf("%s-%d", c.QueuePrefix, i)
+}
+
+// messageBody returns a body of size printable ASCII bytes, which SQS
+// accepts and JSON needs no escapes for.
+func messageBody(size int) string {
+	const letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+	b := make([]byte, size)
+	for i := range b {
+		b[i] = letters[i%len(letters)]
+	}
+	return string(b)
+}
