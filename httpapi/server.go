@@ -23,6 +23,7 @@ type Server struct {
 	log     *slog.Logger
 	mux     *http.ServeMux
 	ready   func(context.Context) error // nil: always ready
+	aws     AWSHandler                  // nil: no AWS APIs
 }
 
 // New returns the HTTP handler for Herald's API over the cache service.
@@ -68,6 +69,7 @@ func (s *Server) route(pattern string, ms methods) {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+	aws := s.isAWS(r)
 	defer func() {
 		if p := recover(); p != nil {
 			if p == http.ErrAbortHandler {
@@ -79,11 +81,18 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		route := r.Pattern
-		if route == "" || route == "/" {
+		switch {
+		case aws:
+			route = routeLabelAWS
+		case route == "" || route == "/":
 			route = "unmatched"
 		}
 		s.metrics.ObserveRequest(route, r.Method, rec.status, time.Since(start))
 	}()
+	if aws {
+		s.aws.ServeHTTP(rec, r)
+		return
+	}
 	s.mux.ServeHTTP(rec, r)
 }
 

@@ -46,6 +46,7 @@ type DB struct {
 	reaperDone chan struct{}
 
 	queues *QueueStore // the SQS queue store on this DB (Queues)
+	lazy   *lazySyncer // syncs unsynced SQS writes within lazySyncDelay
 }
 
 // Open opens (creating it if needed) the store in directory dir.
@@ -57,6 +58,7 @@ func Open(dir string, opts Options) (*DB, error) {
 	}
 	db := &DB{pdb: pdb, now: o.Now, log: o.Logger}
 	db.queues = newQueueStore(db)
+	db.lazy = startLazySync(db)
 	if err := db.checkFormat(); err != nil {
 		_ = pdb.Close()
 		return nil, err
@@ -97,6 +99,7 @@ func (db *DB) Close() error {
 		db.stopReaper()
 		<-db.reaperDone
 	}
+	db.lazy.stopOnce.Do(db.lazy.stop) // before db.mu: the syncer read-locks it
 	db.mu.Lock()
 	defer db.mu.Unlock()
 	if db.closed {

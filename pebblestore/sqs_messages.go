@@ -318,6 +318,7 @@ func (s *QueueStore) writeByID(ctx context.Context, op string, q *sqs.Queue, ids
 	if err := b.Commit(pebble.NoSync); err != nil {
 		return herald.Unavailable(op, err)
 	}
+	s.db.lazy.dirty()
 	return nil
 }
 

@@ -3,7 +3,6 @@ package sqs
 import (
 	"context"
 	"errors"
-	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -177,13 +176,6 @@ func isUnavailable(err error) bool {
 	return errors.As(err, &he) && he.Code == herald.EUnavailable
 }
 
-// randomShard picks the shard a new message goes to.
-func randomShard(q *Queue) int {
-	if q.Shards <= 1 {
-		return 0
-	}
-	return rand.IntN(q.Shards)
-}
 
 // seconds turns a count of seconds into a Duration.
 func seconds(n int) time.Duration { return time.Duration(n) * time.Second }

@@ -61,7 +61,7 @@ func (s *Service) moveMessages(ctx context.Context, src, dst *Queue, msgs []*Mes
 	for _, m := range msgs {
 		ids = append(ids, m.ID)
 		c := *m
-		c.Shard = randomShard(dst)
+		c.Shard = ShardOf(c.ID, dst.Shards)
 		c.DeadLetterSourceARN = deadLetterSource
 		c.State = State{ID: m.ID, VisibleAt: now}
 		retention := seconds(dst.Attributes.MessageRetentionPeriod)

@@ -157,7 +157,7 @@ func (s *Service) newMessage(c Caller, q *Queue, o outgoing) (*Message, error) {
 	sentAt := now.Truncate(time.Millisecond)
 	m := &Message{
 		ID:                     id,
-		Shard:                  randomShard(q),
+		Shard:                  ShardOf(id, q.Shards),
 		Body:                   o.body,
 		Attributes:             o.attrs,
 		SystemAttributes:       o.sysAttrs,

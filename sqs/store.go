@@ -25,11 +25,29 @@ type Queue struct {
 // MaxShards bounds Queue.Shards.
 const MaxShards = 256
 
+// ShardOf is the shard of message id in a queue of shards shards. The
+// Service always stores a message in this shard, so engines find a message
+// from its ID alone (GetMessages, DeleteMessages, SaveStates) without
+// asking every shard.
+func ShardOf(id uuid.UUID, shards int) int {
+	if shards <= 1 {
+		return 0
+	}
+	// FNV-1a over the ID: v1 UUIDs differ mostly in their low time bits,
+	// which this spreads evenly.
+	h := uint32(2166136261)
+	for _, b := range id {
+		h ^= uint32(b)
+		h *= 16777619
+	}
+	return int(h % uint32(shards))
+}
+
 // Message is one queue message as stored. Body and Attributes are exactly
 // what the sender sent; the rest is set by the Service.
 type Message struct {
 	ID    uuid.UUID // version 1, time-ordered; also the SQS MessageId
-	Shard int       // 0..Queue.Shards-1
+	Shard int       // ShardOf(ID, Queue.Shards)
 
 	Body             string
 	Attributes       map[string]MessageAttributeValue // user message attributes
@@ -82,9 +100,10 @@ type Store interface {
 	// PutMessages stores messages in q; durable when it returns. A message
 	// whose ID is already stored in q is overwritten.
 	PutMessages(ctx context.Context, q *Queue, msgs []*Message) error
-	// GetMessages returns the stored, unexpired, unpurged messages of q
-	// with these IDs, with their states, in the order of ids; missing ones
-	// are left out.
+	// GetMessages returns the stored, unexpired messages of q with these
+	// IDs, with their states, in the order of ids; missing ones are left
+	// out. Reads never filter by q.PurgedAt (a message moved in after a
+	// purge keeps its older SentAt); PurgeMessages removes purged messages.
 	GetMessages(ctx context.Context, q *Queue, ids []uuid.UUID) ([]*Message, error)
 	// DeleteMessages removes messages of q; unknown IDs are ignored.
 	DeleteMessages(ctx context.Context, q *Queue, ids []uuid.UUID) error
@@ -92,7 +111,7 @@ type Store interface {
 	// before the write is durable (a lost state means a duplicate, never a
 	// loss). States of unknown messages are ignored or harmless.
 	SaveStates(ctx context.Context, q *Queue, states []State) error
-	// ScanMessages returns up to limit stored, unexpired, unpurged messages
+	// ScanMessages returns up to limit stored, unexpired messages
 	// of one shard of q with IDs after `after` (uuid.Nil: from the start),
 	// oldest first by ID time. Rebuilding an Index and moving messages use
 	// it.

@@ -22,6 +22,7 @@ import (
 type serveConfig struct {
 	listen      string
 	store       storeConfig
+	aws         awsConfig
 	logLevel    string
 	pprofListen string
 	cache       cache.Config
@@ -32,6 +33,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := newFlagSet("serve", "serve [flags]", stderr)
 	fs.StringVar(&cfg.listen, "listen", "127.0.0.1:4566", "address to serve HTTP on (host:port; port 0 picks a free one)")
 	cfg.store.register(fs)
+	cfg.aws.register(fs)
 	fs.StringVar(&cfg.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.StringVar(&cfg.pprofListen, "pprof-listen", "", "serve Go's profiler (net/http/pprof) on this address; empty disables it")
 	fs.DurationVar(&cfg.cache.DefaultTTL, "default-ttl", cfg.cache.DefaultTTL, "TTL of a message that names none")
@@ -100,6 +102,19 @@ func serve(ctx context.Context, cfg serveConfig, stderr io.Writer) error {
 	if r, ok := db.(interface{ Ready(context.Context) error }); ok {
 		handler.SetReadinessCheck(r.Ready)
 	}
+	queues, err := openQueues(db, cfg.aws, log)
+	if err != nil {
+		return err
+	}
+	defer queues.closer()
+	aws, err := awsHandler(queues, cfg.aws, log)
+	if err != nil {
+		return err
+	}
+	handler.SetAWSHandler(aws)
+	bgCtx, stopBackground := context.WithCancel(context.Background())
+	defer stopBackground()
+	go queues.run(bgCtx)
 
 	ln, err := net.Listen("tcp", cfg.listen)
 	if err != nil {

@@ -1,0 +1,26 @@
+// Package awsapi is Herald's AWS protocol edge: it answers the requests the
+// AWS SDKs and tools send to Amazon SQS (and, later, SNS) on Herald's one
+// listener.
+//
+// Routing happens in one place, Handler.Accepts and Handler.ServeHTTP:
+//
+//   - httpapi serves its own routes (/v1/..., /healthz, /metrics) first and
+//     hands a request to this package only when no Herald route matches and
+//     Accepts sees an AWS marker: an X-Amz-Target header, a SigV4 signature
+//     (Authorization header or presigned X-Amz-Credential), an Action
+//     parameter, or an AWS content type (form or x-amz-json).
+//   - A request with X-Amz-Target is AWS JSON 1.0; "AmazonSQS.<Action>" goes
+//     to SQS. Every other request is the Query protocol.
+//   - A Query request goes to the service its SigV4 credential scope names
+//     ("sqs", "sns"); an unsigned one to the service that knows its Action,
+//     SQS when none does. A further Query service plugs in through Config.SNS.
+//
+// Before a service sees a request, the edge reads the body (bounded by
+// Config.MaxBodyBytes), checks the signature with the awsauth Verifier and
+// works out the caller: the account mapped from the access key (or the
+// default account), the scheme and the host queue URLs are built from.
+//
+// Errors are rendered as AWS renders them: JSON 1.0 errors as
+// {"__type", "message"} plus the x-amzn-query-error header, Query errors as
+// an <ErrorResponse> document. A client mistake never yields a 500.
+package awsapi

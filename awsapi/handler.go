@@ -1,0 +1,275 @@
+package awsapi
+
+import (
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/heraldmq/herald/awsauth"
+	"github.com/heraldmq/herald/sqs"
+)
+
+// DefaultAccount is the account requests act in when no access key maps
+// them to another one.
+const DefaultAccount = "000000000000"
+
+// DefaultMaxBodyBytes bounds request bodies. A SendMessageBatch may carry
+// 1 MiB of bodies and attributes; form encoding can triple every byte
+// (%XX) and base64 adds a third to binary attributes, so 5 MiB leaves room
+// for the worst legal request and its envelope.
+const DefaultMaxBodyBytes = 5 << 20
+
+// Config configures the AWS edge.
+type Config struct {
+	SQS sqs.API
+	// SNS answers Query requests signed for "sns" or naming one of its
+	// actions. Nil until Herald serves SNS.
+	SNS QueryService
+	// Verifier checks SigV4 signatures; nil or disabled turns checking off.
+	Verifier *awsauth.Verifier
+	// KeyAccounts maps access key ids to the account their requests act
+	// in; keys not listed act in DefaultAccount.
+	KeyAccounts map[string]string
+	// DefaultAccount is the account of unsigned requests and unmapped keys;
+	// empty means DefaultAccount.
+	DefaultAccount string
+	// MaxBodyBytes bounds request bodies; <= 0 means DefaultMaxBodyBytes.
+	MaxBodyBytes int64
+	Logger       *slog.Logger // nil discards
+}
+
+// QueryService is one AWS service answering the Query protocol behind the
+// edge. SQS is one; SNS will be another.
+type QueryService interface {
+	// SigningName is the service of the SigV4 credential scope ("sns").
+	SigningName() string
+	// HasAction reports whether action is one of the service's actions;
+	// unsigned requests are routed by it.
+	HasAction(action string) bool
+	// ServeQuery answers a request whose signature has been checked.
+	ServeQuery(w http.ResponseWriter, c *Call)
+	// WriteQueryError answers c with err in the service's error shape. err
+	// may be an *awsauth.Error or an edge error (body too large, malformed
+	// form); the service maps it to its own codes.
+	WriteQueryError(w http.ResponseWriter, c *Call, err error)
+}
+
+// Call is one AWS request as the edge has read and authenticated it.
+type Call struct {
+	RequestID string
+	Request   *http.Request
+	Body      []byte
+	Form      url.Values // Query protocol: the URL query and form body merged
+	Action    string
+	// Identity is who signed the request: verified when authentication is
+	// on, read from the credential scope (unverified) otherwise.
+	Identity awsauth.Identity
+	Account  string // the account the request acts in
+	SenderID string // the access key when authenticated, else the account
+	Scheme   string // "http" or "https", as the client reached Herald
+	Host     string // the Host the client used
+}
+
+// Handler is the AWS edge; see the package documentation.
+type Handler struct {
+	cfg     Config
+	sqs     *sqsService
+	log     *slog.Logger
+	account string
+	limit   int64
+}
+
+// New returns the AWS edge for cfg.
+func New(cfg Config) *Handler {
+	h := &Handler{cfg: cfg, log: cfg.Logger, account: cfg.DefaultAccount, limit: cfg.MaxBodyBytes}
+	if h.log == nil {
+		h.log = slog.New(slog.DiscardHandler)
+	}
+	if h.account == "" {
+		h.account = DefaultAccount
+	}
+	if h.limit <= 0 {
+		h.limit = DefaultMaxBodyBytes
+	}
+	h.sqs = &sqsService{api: cfg.SQS, log: h.log}
+	return h
+}
+
+// ServeHTTP authenticates an AWS request and hands it to its service.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	c := &Call{RequestID: uuid.NewString(), Request: r}
+	w.Header().Set("x-amzn-RequestId", c.RequestID)
+	rw := &doneWriter{ResponseWriter: w}
+	defer h.recoverPanic(rw, c)
+
+	if isJSONRequest(r) {
+		h.serveJSON(rw, c, r.Header.Get(headerTarget))
+		return
+	}
+	h.serveQuery(rw, c)
+}
+
+// serveJSON routes an AWS JSON 1.0 request by its X-Amz-Target.
+func (h *Handler) serveJSON(w http.ResponseWriter, c *Call, target string) {
+	if err := h.readBody(c); err != nil {
+		h.sqs.writeJSONError(w, c, err)
+		return
+	}
+	action, ok := strings.CutPrefix(target, sqsTargetPrefix)
+	if !ok || action == "" {
+		h.sqs.writeJSONError(w, c, sqs.ErrInvalidAction(target))
+		return
+	}
+	c.Action = action
+	if err := h.authenticate(c, sqsSigningName); err != nil {
+		h.sqs.writeJSONError(w, c, err)
+		return
+	}
+	h.sqs.serveJSON(w, c)
+}
+
+// serveQuery routes a Query request to its service.
+func (h *Handler) serveQuery(w http.ResponseWriter, c *Call) {
+	if err := h.readBody(c); err != nil {
+		h.sqs.WriteQueryError(w, c, err)
+		return
+	}
+	form, err := queryForm(c.Request, c.Body)
+	if err != nil {
+		h.sqs.WriteQueryError(w, c, err)
+		return
+	}
+	c.Form = form
+	c.Action = form.Get("Action")
+	svc := h.queryService(c)
+	if err := h.authenticate(c, svc.SigningName()); err != nil {
+		svc.WriteQueryError(w, c, err)
+		return
+	}
+	if c.Action == "" {
+		svc.WriteQueryError(w, c, errMissingAction())
+		return
+	}
+	svc.ServeQuery(w, c)
+}
+
+// queryService picks the service of a Query request: the one its
+// credential scope names when signed, else the one knowing its action.
+// SQS is the default, so that errors have a shape even for nonsense.
+func (h *Handler) queryService(c *Call) QueryService {
+	services := []QueryService{h.sqs}
+	if h.cfg.SNS != nil {
+		services = append(services, h.cfg.SNS)
+	}
+	if scope := scopeService(c.Request); scope != "" {
+		for _, s := range services {
+			if s.SigningName() == scope {
+				return s
+			}
+		}
+		return h.sqs // authenticate reports the scope mismatch
+	}
+	for _, s := range services {
+		if s.HasAction(c.Action) {
+			return s
+		}
+	}
+	return h.sqs
+}
+
+// readBody reads the request body into c, at most h.limit bytes.
+func (h *Handler) readBody(c *Call) error {
+	body, err := io.ReadAll(http.MaxBytesReader(nil, c.Request.Body, h.limit))
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return errBodyTooLarge(tooLarge.Limit)
+		}
+		return errUnreadableBody(err)
+	}
+	c.Body = body
+	return nil
+}
+
+// authenticate checks c's signature and fills in who is calling and how.
+// service is the signing name the request must be scoped to.
+func (h *Handler) authenticate(c *Call, service string) error {
+	id, err := h.cfg.Verifier.Verify(c.Request, c.Body)
+	if err != nil {
+		return err
+	}
+	c.Identity = id
+	c.Account, c.SenderID = h.account, h.account
+	if h.cfg.Verifier.Enabled() {
+		if id.Service != service {
+			return &awsauth.Error{Code: awsauth.CodeSignatureDoesNotMatch, Status: http.StatusForbidden,
+				Message: "Credential should be scoped to correct service: '" + service + "'."}
+		}
+		if acct, ok := h.cfg.KeyAccounts[id.AccessKey]; ok && acct != "" {
+			c.Account = acct
+		}
+		c.SenderID = id.AccessKey
+	}
+	c.Scheme = requestScheme(c.Request)
+	c.Host = c.Request.Host
+	return nil
+}
+
+// requestScheme is the scheme the client used: https on a TLS connection,
+// else what a TLS-terminating proxy says in X-Forwarded-Proto, else http.
+func requestScheme(r *http.Request) string {
+	if r.TLS != nil {
+		return "https"
+	}
+	proto, _, _ := strings.Cut(r.Header.Get("X-Forwarded-Proto"), ",")
+	if strings.EqualFold(strings.TrimSpace(proto), "https") {
+		return "https"
+	}
+	return "http"
+}
+
+// recoverPanic answers a panicking request with InternalFailure in the
+// protocol's shape, so that SDKs see an AWS error rather than a broken
+// connection or Herald's own JSON.
+func (h *Handler) recoverPanic(w *doneWriter, c *Call) {
+	p := recover()
+	if p == nil {
+		return
+	}
+	if p == http.ErrAbortHandler {
+		panic(p)
+	}
+	h.log.Error("aws handler panic", "action", c.Action, "path", c.Request.URL.Path, "panic", p)
+	if w.done {
+		return
+	}
+	err := sqs.ErrInternal(errors.New("panic"))
+	if isJSONRequest(c.Request) {
+		h.sqs.writeJSONError(w, c, err)
+		return
+	}
+	h.sqs.WriteQueryError(w, c, err)
+}
+
+// doneWriter remembers whether a response has begun.
+type doneWriter struct {
+	http.ResponseWriter
+	done bool
+}
+
+func (w *doneWriter) WriteHeader(code int) {
+	w.done = true
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *doneWriter) Write(b []byte) (int, error) {
+	w.done = true
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *doneWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

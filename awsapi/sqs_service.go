@@ -1,0 +1,134 @@
+package awsapi
+
+import (
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"github.com/heraldmq/herald/awsauth"
+	"github.com/heraldmq/herald/sqs"
+)
+
+// sqsNamespace is the XML namespace of SQS Query responses.
+const sqsNamespace = "http://queue.amazonaws.com/doc/2012-11-05/"
+
+// sqsService answers SQS requests in both protocols over an sqs.API.
+type sqsService struct {
+	api sqs.API
+	log *slog.Logger
+}
+
+func (s *sqsService) SigningName() string { return sqsSigningName }
+
+func (s *sqsService) HasAction(action string) bool {
+	_, ok := sqsQueryActions[action]
+	return ok
+}
+
+// serveJSON answers an AWS JSON 1.0 request for c.Action.
+func (s *sqsService) serveJSON(w http.ResponseWriter, c *Call) {
+	act, ok := sqsJSONActions[c.Action]
+	if !ok {
+		s.writeJSONError(w, c, sqs.ErrInvalidAction(c.Action))
+		return
+	}
+	out, err := act(c.Request.Context(), s.api, callerOf(c), newJSONDecoder(c))
+	if err != nil {
+		s.writeJSONError(w, c, err)
+		return
+	}
+	body, err := json.Marshal(out)
+	if err != nil {
+		s.writeJSONError(w, c, sqs.ErrInternal(err))
+		return
+	}
+	w.Header().Set("Content-Type", jsonContentType)
+	w.WriteHeader(http.StatusOK)
+	w.Write(body)
+}
+
+// ServeQuery answers a Query request for c.Action.
+func (s *sqsService) ServeQuery(w http.ResponseWriter, c *Call) {
+	act, ok := sqsQueryActions[c.Action]
+	if !ok {
+		s.WriteQueryError(w, c, sqs.ErrInvalidAction(c.Action))
+		return
+	}
+	result, err := act(c.Request.Context(), s.api, callerOf(c), newQueryParams(c))
+	if err != nil {
+		s.WriteQueryError(w, c, err)
+		return
+	}
+	resp := queryResponse{
+		XMLName:  xml.Name{Local: c.Action + "Response"},
+		Xmlns:    sqsNamespace,
+		Result:   result,
+		Metadata: responseMetadata{RequestID: c.RequestID},
+	}
+	writeXML(w, http.StatusOK, resp)
+}
+
+// WriteQueryError answers with err as an SQS <ErrorResponse>.
+func (s *sqsService) WriteQueryError(w http.ResponseWriter, c *Call, err error) {
+	e := s.toError(c, err)
+	writeXML(w, e.Status, xmlErrorResponse{
+		Xmlns:     sqsNamespace,
+		Error:     xmlError{Type: e.Fault(), Code: e.QueryCode, Message: e.Message},
+		RequestID: c.RequestID,
+	})
+}
+
+// writeJSONError answers with err as an AWS JSON 1.0 error.
+func (s *sqsService) writeJSONError(w http.ResponseWriter, c *Call, err error) {
+	e := s.toError(c, err)
+	jsonType := e.JSONType()
+	if coralErrors[e.Code] {
+		jsonType = "com.amazon.coral.service#" + e.Code
+	}
+	body, _ := json.Marshal(jsonErrorBody{Type: jsonType, Message: e.Message})
+	w.Header().Set("Content-Type", jsonContentType)
+	w.Header().Set("x-amzn-query-error", e.QueryErrorHeader())
+	w.WriteHeader(e.Status)
+	w.Write(body)
+}
+
+// toError converts any error met answering c into an *sqs.Error, logging
+// those that are Herald's fault.
+func (s *sqsService) toError(c *Call, err error) *sqs.Error {
+	var authErr *awsauth.Error
+	var e *sqs.Error
+	if errors.As(err, &authErr) {
+		e = sqs.NewError(authErr.Code, "%s", authErr.Message)
+		e.Status = authErr.Status
+	} else {
+		e = sqs.AsError(err)
+	}
+	if e.Status >= 500 && !clientGone(c) {
+		s.log.Error("sqs request failed", "action", c.Action, "request_id", c.RequestID, "err", err)
+	}
+	return e
+}
+
+// clientGone reports whether the client hung up (a long poll abandoned),
+// which is not a failure worth logging.
+func clientGone(c *Call) bool {
+	return errors.Is(c.Request.Context().Err(), context.Canceled)
+}
+
+// callerOf is c as the SQS service sees its caller.
+func callerOf(c *Call) sqs.Caller {
+	return sqs.Caller{Account: c.Account, SenderID: c.SenderID, Scheme: c.Scheme, Host: c.Host}
+}
+
+// pathQueueURL is the queue URL a request addresses by its path, as when
+// an SDK posts to the queue URL itself, or "" for requests to "/".
+func pathQueueURL(c *Call) string {
+	p := c.Request.URL.Path
+	if p == "" || p == "/" {
+		return ""
+	}
+	return c.Scheme + "://" + c.Host + p
+}

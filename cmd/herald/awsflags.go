@@ -1,0 +1,107 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/heraldmq/herald/sqs"
+)
+
+// awsConfig configures the AWS-compatible APIs (SQS; SNS later) and, for the
+// Cassandra engine, the Redis that tracks queue visibility and order.
+type awsConfig struct {
+	account    string
+	region     string
+	accessKeys string // AKID:SECRET[:ACCOUNT],...
+	limits     sqsLimits
+	// receiptSecret keys the MAC of receipt handles; nodes of one cluster
+	// share it.
+	receiptSecret string
+
+	redisAddr     string
+	redisPassword string
+	redisDB       int
+	redisPrefix   string
+}
+
+func (c *awsConfig) register(fs *flag.FlagSet) {
+	c.limits = sqsLimits{sqs.DefaultLimits()}
+	fs.StringVar(&c.account, "aws-account", "000000000000", "AWS account id of queues and topics when requests are not signed (or keys name no account)")
+	fs.StringVar(&c.region, "aws-region", "us-east-1", "AWS region named in ARNs")
+	fs.StringVar(&c.accessKeys, "aws-access-keys", "", "AWS access keys accepted by the SQS/SNS APIs, comma-separated AKID:SECRET or AKID:SECRET:ACCOUNT; when set, every AWS request must carry a valid SigV4 signature (prefer the environment variable)")
+	fs.Var(&c.limits, "sqs-limit", "override one SQS limit, NAME=VALUE (repeatable), e.g. MaxMaximumMessageSize=2097152; names: "+strings.Join(limitNames(), ", "))
+	fs.StringVar(&c.receiptSecret, "sqs-receipt-secret", "", "secret keying SQS receipt handles so clients cannot forge them; every node of a cluster needs the same (prefer the environment variable)")
+	fs.StringVar(&c.redisAddr, "redis-addr", "127.0.0.1:6379", "Redis (host:port) keeping queue visibility and order when --store is cassandra")
+	fs.StringVar(&c.redisPassword, "redis-password", "", "Redis password (prefer the environment variable)")
+	fs.IntVar(&c.redisDB, "redis-db", 0, "Redis database number")
+	fs.StringVar(&c.redisPrefix, "redis-key-prefix", "herald:sqs:", "prefix of every Redis key Herald writes")
+}
+
+// accessKey is one configured AWS access key.
+type accessKey struct {
+	id, secret, account string
+}
+
+// parseAccessKeys reads --aws-access-keys.
+func parseAccessKeys(text string) ([]accessKey, error) {
+	var keys []accessKey
+	for _, part := range strings.Split(text, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		fields := strings.Split(part, ":")
+		if len(fields) < 2 || len(fields) > 3 || fields[0] == "" || fields[1] == "" {
+			return nil, fmt.Errorf("--aws-access-keys: want AKID:SECRET or AKID:SECRET:ACCOUNT, got an entry with %d fields", len(fields))
+		}
+		k := accessKey{id: fields[0], secret: fields[1]}
+		if len(fields) == 3 {
+			k.account = fields[2]
+			if len(k.account) != 12 || strings.Trim(k.account, "0123456789") != "" {
+				return nil, fmt.Errorf("--aws-access-keys: account of %s must be 12 digits", k.id)
+			}
+		}
+		keys = append(keys, k)
+	}
+	return keys, nil
+}
+
+// sqsLimits is the --sqs-limit flag: sqs.Limits with NAME=VALUE overrides
+// of its integer fields.
+type sqsLimits struct{ sqs.Limits }
+
+func (l *sqsLimits) String() string { return "" }
+
+func (l *sqsLimits) Set(text string) error {
+	name, value, ok := strings.Cut(text, "=")
+	if !ok {
+		return fmt.Errorf("want NAME=VALUE, got %q", text)
+	}
+	f := reflect.ValueOf(&l.Limits).Elem().FieldByName(strings.TrimSpace(name))
+	if !f.IsValid() || f.Kind() != reflect.Int {
+		return fmt.Errorf("unknown SQS limit %q (known: %s)", name, strings.Join(limitNames(), ", "))
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(value))
+	if err != nil || n < 0 {
+		return fmt.Errorf("limit %s: %q is not a non-negative integer", name, value)
+	}
+	f.SetInt(int64(n))
+	return nil
+}
+
+// limitNames lists the names --sqs-limit accepts.
+func limitNames() []string {
+	t := reflect.TypeOf(sqs.Limits{})
+	names := make([]string, 0, t.NumField())
+	for i := range t.NumField() {
+		if t.Field(i).Type.Kind() == reflect.Int {
+			names = append(names, t.Field(i).Name)
+		}
+	}
+	sort.Strings(names)
+	return names
+}

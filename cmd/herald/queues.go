@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/heraldmq/herald/awsapi"
+	"github.com/heraldmq/herald/awsauth"
+	"github.com/heraldmq/herald/cache"
+	"github.com/heraldmq/herald/cassandrastore"
+	"github.com/heraldmq/herald/pebblestore"
+	"github.com/heraldmq/herald/redisindex"
+	"github.com/heraldmq/herald/sqs"
+	"github.com/heraldmq/herald/sqs/sqsmem"
+)
+
+// queueService is the SQS service wired to the chosen engine, and what must
+// be closed after it.
+type queueService struct {
+	svc    *sqs.Service
+	closer func()
+}
+
+// openQueues builds the SQS service on db: on the embedded engine its
+// queues live in the same Pebble store with the Index in process; on
+// Cassandra the Index and the long-poll wake-ups live in Redis.
+func openQueues(db cache.Store, cfg awsConfig, log *slog.Logger) (*queueService, error) {
+	sqsCfg := sqs.Config{Limits: cfg.limits.Limits, Region: cfg.region, ReceiptHandleSecret: []byte(cfg.receiptSecret)}
+	switch st := db.(type) {
+	case *pebblestore.DB:
+		svc := sqs.NewService(st.Queues(), sqsmem.NewIndex(sqsmem.IndexOptions{}), sqsmem.NewNotifier(), sqsCfg)
+		return &queueService{svc: svc, closer: func() { svc.Close() }}, nil
+	case *cassandrastore.Store:
+		// Short deadlines on every call: a Redis that stops answering sends
+		// Herald to its degraded mode quickly instead of stalling requests.
+		ro := redisindex.ClientOptions(cfg.redisAddr)
+		ro.Password, ro.DB = cfg.redisPassword, cfg.redisDB
+		client := redis.NewUniversalClient(ro)
+		opts := redisindex.Options{Prefix: cfg.redisPrefix}
+		notifier := redisindex.NewNotifier(client, opts)
+		svc := sqs.NewService(st.Queues(), redisindex.New(client, opts), notifier, sqsCfg)
+		return &queueService{svc: svc, closer: func() {
+			svc.Close()
+			notifier.Close()
+			client.Close()
+		}}, nil
+	}
+	return nil, fmt.Errorf("no queue service for store %T", db)
+}
+
+// awsHandler is the AWS edge over the queue service, checking signatures
+// when access keys are configured.
+func awsHandler(q *queueService, cfg awsConfig, log *slog.Logger) (*awsapi.Handler, error) {
+	keys, err := parseAccessKeys(cfg.accessKeys)
+	if err != nil {
+		return nil, err
+	}
+	var verifier *awsauth.Verifier
+	accounts := map[string]string{}
+	if len(keys) > 0 {
+		creds := awsauth.Credentials{}
+		for _, k := range keys {
+			creds[k.id] = k.secret
+			if k.account != "" {
+				accounts[k.id] = k.account
+			}
+		}
+		verifier = awsauth.NewVerifier(creds)
+	}
+	return awsapi.New(awsapi.Config{
+		SQS: q.svc, Verifier: verifier, KeyAccounts: accounts,
+		DefaultAccount: cfg.account, Logger: log,
+	}), nil
+}
+
+// runQueues runs the queue service's background work until ctx ends.
+func (q *queueService) run(ctx context.Context) { q.svc.Run(ctx) }

@@ -1,0 +1,29 @@
+package httpapi
+
+import "net/http"
+
+// AWSHandler serves the AWS-compatible APIs on Herald's listener (see
+// package awsapi). Accepts tells AWS requests apart by their protocol
+// markers; it is asked only about paths none of Herald's routes match, so
+// /v1/..., /healthz and /metrics always stay Herald's.
+type AWSHandler interface {
+	http.Handler
+	Accepts(r *http.Request) bool
+}
+
+// SetAWSHandler routes AWS requests to h (nil: none, the default).
+func (s *Server) SetAWSHandler(h AWSHandler) { s.aws = h }
+
+// routeLabelAWS is the metrics route of requests served by the AWS handler.
+const routeLabelAWS = "aws"
+
+// isAWS reports whether r is for the AWS handler.
+func (s *Server) isAWS(r *http.Request) bool {
+	if s.aws == nil {
+		return false
+	}
+	if _, pattern := s.mux.Handler(r); pattern != "/" {
+		return false // one of Herald's own routes
+	}
+	return s.aws.Accepts(r)
+}

@@ -1,0 +1,38 @@
+// Package redisindex keeps the SQS Index (sqs.Index) and the long-poll
+// Notifier (sqs.Notifier) in Redis, for Herald nodes that run on Cassandra:
+// every node sees the same receivable messages, in-flight timeouts and
+// receive counts, and a send on one node wakes long polls on the others.
+//
+// Every operation on a queue is one Lua script, so it is atomic, and all
+// the keys of a queue carry the queue ID as a hash tag, so a queue lives in
+// one Redis Cluster slot. Key layout, for prefix P (default "herald:sqs:")
+// and queue ID Q:
+//
+//	P{Q}:m        hash: b = "1" once built (the "loaded" marker), s = add sequence
+//	P{Q}:d        hash: message id (16 bytes) -> "seq:receives:firstReceiveMs:group"
+//	P{Q}:v        zset: member -> visible-at (ms); every tracked message
+//	P{Q}:f        zset: member -> end of visibility timeout (ms); received messages
+//	P{Q}:gs       zset (FIFO): group -> sequence of its head; groups not blocked
+//	P{Q}:gb       zset (FIFO): group -> end of its block (ms)
+//	P{Q}:g:GROUP  list (FIFO): the group's members in add order
+//	P{Q}:lock     string: rebuild lease token (SET NX PX)
+//	P{Q}:dd:KEY   string: message id first sent with deduplication KEY (SET PX)
+//	Pnotify:Q     pub/sub channel: "queue Q may have messages"
+//
+// A member is the message's 12-hex-digit add sequence followed by its 16
+// id bytes, so that messages of equal visible-at time sort in add order.
+//
+// The loaded marker exists because an empty Redis and an empty queue look
+// alike: after a flush, a restart or a failover the marker is gone, Receive
+// and Counts return sqs.ErrNotBuilt and the Service rebuilds the queue from
+// the Store. A queue with no messages keeps only its marker, and only for
+// Options.IdleExpiry after its last receive, so millions of idle queues
+// cost Redis nothing; the rebuild of an empty queue is cheap.
+//
+// Times come from the caller (ReceiveRequest.Now and the like), never from
+// Redis, and are kept at millisecond precision.
+//
+// Redis that cannot be reached, or answers too slowly, makes every
+// operation fail within Options.Timeout with a herald EUnavailable error,
+// so that the Service degrades to the Store alone.
+package redisindex

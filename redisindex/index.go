@@ -1,0 +1,272 @@
+package redisindex
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/heraldmq/herald/sqs"
+)
+
+// Index is sqs.Index in Redis. It is safe for concurrent use by any number
+// of goroutines and nodes.
+type Index struct {
+	client redis.UniversalClient
+	opts   Options
+}
+
+var _ sqs.Index = (*Index)(nil)
+
+// New returns an Index on client. The client is the caller's to close.
+func New(client redis.UniversalClient, opts Options) *Index {
+	return &Index{client: client, opts: opts.withDefaults()}
+}
+
+// ClientOptions returns client options for addrs (one address: a plain
+// client; several: a cluster) whose operations honour the Index's
+// timeouts, with a dial timeout of the same order.
+func ClientOptions(addrs ...string) *redis.UniversalOptions {
+	return &redis.UniversalOptions{
+		Addrs:                 addrs,
+		ContextTimeoutEnabled: true,
+		DialTimeout:           time.Second,
+		ReadTimeout:           time.Second,
+		WriteTimeout:          time.Second,
+		MaxRetries:            1,
+	}
+}
+
+func (ix *Index) keys(id uuid.UUID) queueKeys { return keysOf(ix.opts.Prefix, id) }
+
+// call runs one Redis operation within the Index's timeout.
+func (ix *Index) call(ctx context.Context, op string, f func(ctx context.Context) error) error {
+	ctx, cancel := context.WithTimeout(ctx, ix.opts.Timeout)
+	defer cancel()
+	return wrapErr(op, f(ctx))
+}
+
+func fifoArg(q sqs.IndexQueue) string {
+	if q.FIFO {
+		return "1"
+	}
+	return "0"
+}
+
+// millis is t in Unix milliseconds, 0 for the zero time.
+func millis(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixMilli()
+}
+
+// timeOf is the inverse of millis.
+func timeOf(ms int64) time.Time {
+	if ms == 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms).UTC()
+}
+
+func boolArg(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
+}
+
+// Add implements sqs.Index.
+func (ix *Index) Add(ctx context.Context, q sqs.IndexQueue, entries []sqs.Entry) error {
+	k := ix.keys(q.ID)
+	for len(entries) > 0 {
+		n := min(len(entries), batchSize)
+		args := make([]any, 0, 2+6*n)
+		args = append(args, k.groupPrefix, fifoArg(q))
+		for _, e := range entries[:n] {
+			group := e.Group
+			if !q.FIFO {
+				group = ""
+			}
+			args = append(args, e.ID[:], millis(e.VisibleAt), e.ReceiveCount, millis(e.FirstReceiveAt), boolArg(e.InFlight), group)
+		}
+		err := ix.call(ctx, "redisindex.Add", func(ctx context.Context) error {
+			return scriptAdd.Run(ctx, ix.client, k.state, args...).Err()
+		})
+		if err != nil {
+			return err
+		}
+		entries = entries[n:]
+	}
+	return nil
+}
+
+// Receive implements sqs.Index.
+func (ix *Index) Receive(ctx context.Context, q sqs.IndexQueue, r sqs.ReceiveRequest) (sqs.ReceiveResult, error) {
+	k := ix.keys(q.ID)
+	var reply []any
+	err := ix.call(ctx, "redisindex.Receive", func(ctx context.Context) (err error) {
+		reply, err = scriptReceive.Run(ctx, ix.client, k.state,
+			k.groupPrefix, fifoArg(q), ix.opts.idleMillis(),
+			millis(r.Now), max(r.Max, 0), millis(r.Until),
+			ix.opts.GroupScan, ix.opts.BlockLift).Slice()
+		return err
+	})
+	if err != nil {
+		return sqs.ReceiveResult{}, err
+	}
+	if len(reply) < 2 || reply[0] != int64(1) {
+		return sqs.ReceiveResult{}, sqs.ErrNotBuilt
+	}
+	res := sqs.ReceiveResult{NextVisibleAt: timeOf(asInt(reply[1]))}
+	for i := 2; i+3 < len(reply); i += 4 {
+		id, err := uuid.FromBytes([]byte(asString(reply[i])))
+		if err != nil {
+			return sqs.ReceiveResult{}, fmt.Errorf("redisindex: Receive: bad id in queue %s: %w", q.ID, err)
+		}
+		res.Claims = append(res.Claims, sqs.Claim{
+			ID:             id,
+			Group:          asString(reply[i+1]),
+			ReceiveCount:   int(asInt(reply[i+2])),
+			FirstReceiveAt: timeOf(asInt(reply[i+3])),
+		})
+	}
+	return res, nil
+}
+
+// Remove implements sqs.Index.
+func (ix *Index) Remove(ctx context.Context, q sqs.IndexQueue, ids []uuid.UUID) error {
+	k := ix.keys(q.ID)
+	for len(ids) > 0 {
+		n := min(len(ids), batchSize)
+		args := make([]any, 0, 4+n)
+		args = append(args, k.groupPrefix, fifoArg(q), ix.opts.idleMillis(), ix.opts.GroupScan)
+		for _, id := range ids[:n] {
+			args = append(args, id[:])
+		}
+		err := ix.call(ctx, "redisindex.Remove", func(ctx context.Context) error {
+			return scriptRemove.Run(ctx, ix.client, k.state, args...).Err()
+		})
+		if err != nil {
+			return err
+		}
+		ids = ids[n:]
+	}
+	return nil
+}
+
+// SetVisibleAt implements sqs.Index.
+func (ix *Index) SetVisibleAt(ctx context.Context, q sqs.IndexQueue, id uuid.UUID, now, visibleAt time.Time) error {
+	k := ix.keys(q.ID)
+	var changed int64
+	err := ix.call(ctx, "redisindex.SetVisibleAt", func(ctx context.Context) (err error) {
+		changed, err = scriptSetVisible.Run(ctx, ix.client, k.state,
+			k.groupPrefix, fifoArg(q), ix.opts.GroupScan, id[:], millis(now), millis(visibleAt)).Int64()
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if changed == 0 {
+		return sqs.ErrNotInFlight
+	}
+	return nil
+}
+
+// Counts implements sqs.Index.
+func (ix *Index) Counts(ctx context.Context, q sqs.IndexQueue, now time.Time) (sqs.Counts, error) {
+	k := ix.keys(q.ID)
+	var reply []any
+	err := ix.call(ctx, "redisindex.Counts", func(ctx context.Context) (err error) {
+		reply, err = scriptCounts.Run(ctx, ix.client, k.state, millis(now)).Slice()
+		return err
+	})
+	if err != nil {
+		return sqs.Counts{}, err
+	}
+	if len(reply) < 4 || reply[0] != int64(1) {
+		return sqs.Counts{}, sqs.ErrNotBuilt
+	}
+	return sqs.Counts{Visible: asInt(reply[1]), InFlight: asInt(reply[2]), Delayed: asInt(reply[3])}, nil
+}
+
+// Drop implements sqs.Index.
+func (ix *Index) Drop(ctx context.Context, q sqs.IndexQueue) error {
+	k := ix.keys(q.ID)
+	return ix.call(ctx, "redisindex.Drop", func(ctx context.Context) error {
+		return scriptDrop.Run(ctx, ix.client, k.state, k.groupPrefix).Err()
+	})
+}
+
+// MarkBuilt implements sqs.Index.
+func (ix *Index) MarkBuilt(ctx context.Context, q sqs.IndexQueue) error {
+	k := ix.keys(q.ID)
+	return ix.call(ctx, "redisindex.MarkBuilt", func(ctx context.Context) error {
+		return scriptMarkBuilt.Run(ctx, ix.client, k.state, ix.opts.idleMillis()).Err()
+	})
+}
+
+// LockRebuild implements sqs.Index: a lease (SET NX PX) under a random
+// token, released only by its holder, so that an unlock after the lease
+// ran out never frees another node's lock.
+func (ix *Index) LockRebuild(ctx context.Context, q sqs.IndexQueue, lease time.Duration) (unlock func(), ok bool, err error) {
+	key := ix.keys(q.ID).lock()
+	token := randomToken()
+	lease = max(lease, time.Millisecond)
+	err = ix.call(ctx, "redisindex.LockRebuild", func(ctx context.Context) (err error) {
+		ok, err = ix.client.SetNX(ctx, key, token, lease).Result()
+		return err
+	})
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	unlock = func() {
+		// Best effort: if Redis is unreachable, the lease runs out.
+		_ = ix.call(context.Background(), "redisindex.Unlock", func(ctx context.Context) error {
+			return scriptUnlock.Run(ctx, ix.client, []string{key}, token).Err()
+		})
+	}
+	return unlock, true, nil
+}
+
+// Deduplicate implements sqs.Index.
+func (ix *Index) Deduplicate(ctx context.Context, q sqs.IndexQueue, key string, id uuid.UUID, window time.Duration) (existing uuid.UUID, dup bool, err error) {
+	rkey := ix.keys(q.ID).dedup(key)
+	windowMs := max(window.Milliseconds(), 1)
+	var old string
+	err = ix.call(ctx, "redisindex.Deduplicate", func(ctx context.Context) (err error) {
+		old, err = scriptDedup.Run(ctx, ix.client, []string{rkey}, id[:], windowMs).Text()
+		if err == redis.Nil {
+			old, err = "", nil
+		}
+		return err
+	})
+	if err != nil || old == "" {
+		return uuid.Nil, false, err
+	}
+	existing, err = uuid.FromBytes([]byte(old))
+	if err != nil {
+		return uuid.Nil, false, fmt.Errorf("redisindex: Deduplicate: bad id under %q: %w", rkey, err)
+	}
+	return existing, true, nil
+}
+
+func randomToken() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+func asInt(v any) int64 {
+	n, _ := v.(int64)
+	return n
+}
+
+func asString(v any) string {
+	s, _ := v.(string)
+	return s
+}

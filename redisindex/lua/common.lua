@@ -1,0 +1,74 @@
+-- Shared prelude of every queue script (prepended by scripts.go).
+--
+-- KEYS (all under the queue's hash tag, so one Cluster slot):
+--   1 meta    hash: b = "1" once built, s = add sequence
+--   2 data    hash: message id (16 raw bytes) -> "seq:receives:firstReceiveMs:group"
+--   3 vis     zset: member -> visible-at ms (every tracked message)
+--   4 flight  zset: member -> end of visibility timeout ms (received messages;
+--             entries whose score has passed are stale and pruned lazily)
+--   5 groups  zset (FIFO): group -> sequence of its head, groups not blocked
+--   6 blocked zset (FIFO): group -> end of its block ms
+-- A member is the 12-hex-digit add sequence followed by the raw id, so
+-- that members of equal score sort in add order.
+local K_META, K_DATA, K_VIS, K_FLIGHT, K_GROUPS, K_BLOCKED = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
+
+local function parse_record(rec)
+  local seq, rc, first, group = string.match(rec, "^([^:]*):([^:]*):([^:]*):(.*)$")
+  return seq, tonumber(rc), tonumber(first), group
+end
+
+local function make_record(seq, rc, first, group)
+  return seq .. ":" .. string.format("%d", rc) .. ":" .. string.format("%d", first) .. ":" .. group
+end
+
+local function seq_of(member)
+  return tonumber(string.sub(member, 1, 12), 16)
+end
+
+local function id_of(member)
+  return string.sub(member, 13)
+end
+
+-- An empty queue keeps only its meta hash, and only for idle_ms: a queue
+-- nobody touches is forgotten and rebuilt (cheaply, it is empty) on use.
+local function touch_idle(idle_ms)
+  if redis.call("ZCARD", K_VIS) == 0 then
+    if idle_ms > 0 then
+      redis.call("PEXPIRE", K_META, idle_ms)
+    end
+  else
+    redis.call("PERSIST", K_META)
+  end
+end
+
+-- reblock recomputes whether a FIFO group is blocked: until the latest end
+-- of visibility timeout among the in-flight messages near its head (a
+-- group's in-flight messages are a prefix of it, since Receive takes from
+-- the head), else not blocked, listed under its head's sequence. Times are
+-- not needed: a block already over is lifted by the next Receive.
+local function reblock(gprefix, group, scan)
+  local head = redis.call("LRANGE", gprefix .. group, 0, scan - 1)
+  if #head == 0 then
+    redis.call("ZREM", K_GROUPS, group)
+    redis.call("ZREM", K_BLOCKED, group)
+    return
+  end
+  local block_end = nil
+  for _, m in ipairs(head) do
+    local s = redis.call("ZSCORE", K_FLIGHT, m)
+    if s then
+      s = tonumber(s)
+      if block_end == nil or s > block_end then
+        block_end = s
+      end
+    end
+  end
+  if block_end then
+    redis.call("ZADD", K_BLOCKED, block_end, group)
+    redis.call("ZREM", K_GROUPS, group)
+  else
+    redis.call("ZREM", K_BLOCKED, group)
+    redis.call("ZADD", K_GROUPS, seq_of(head[1]), group)
+  end
+end
+

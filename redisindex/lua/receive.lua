@@ -1,0 +1,88 @@
+-- Receive: ARGV 1 group key prefix, 2 fifo, 3 idle ms, 4 now ms, 5 max,
+-- 6 until ms, 7 groups to skip at most (FIFO), 8 blocks to lift at most (FIFO).
+-- Returns {0} when not built, else {1, next visible ms or 0, then 4 per
+-- claim: id, group, receive count, first receive ms}.
+if redis.call("HGET", K_META, "b") ~= "1" then
+  return {0}
+end
+local gprefix, fifo, idle = ARGV[1], ARGV[2] == "1", tonumber(ARGV[3])
+local now, max, until_ms = tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6]
+local scan, lift = tonumber(ARGV[7]), tonumber(ARGV[8])
+
+redis.call("ZREMRANGEBYSCORE", K_FLIGHT, "-inf", ARGV[4])
+
+local out = {1, 0}
+local function earliest(key)
+  local r = redis.call("ZRANGEBYSCORE", key, "(" .. ARGV[4], "+inf", "WITHSCORES", "LIMIT", 0, 1)
+  if #r > 0 then
+    local s = tonumber(r[2])
+    if out[2] == 0 or s < out[2] then
+      out[2] = s
+    end
+  end
+end
+
+local function claim(m, group)
+  local id = id_of(m)
+  local seq, rc, first, g = parse_record(redis.call("HGET", K_DATA, id))
+  rc = rc + 1
+  if first == 0 then
+    first = now
+  end
+  redis.call("HSET", K_DATA, id, make_record(seq, rc, first, g))
+  redis.call("ZADD", K_VIS, until_ms, m)
+  redis.call("ZADD", K_FLIGHT, until_ms, m)
+  out[#out + 1] = id
+  out[#out + 1] = g
+  out[#out + 1] = rc
+  out[#out + 1] = first
+end
+
+earliest(K_VIS)
+if not fifo then
+  local ms = redis.call("ZRANGEBYSCORE", K_VIS, "-inf", ARGV[4], "LIMIT", 0, max)
+  for _, m in ipairs(ms) do
+    claim(m, "")
+  end
+else
+  -- Lift the blocks that ended: such groups are receivable from their head.
+  local ended = redis.call("ZRANGEBYSCORE", K_BLOCKED, "-inf", ARGV[4], "LIMIT", 0, lift)
+  for _, g in ipairs(ended) do
+    redis.call("ZREM", K_BLOCKED, g)
+    local head = redis.call("LINDEX", gprefix .. g, 0)
+    if head then
+      redis.call("ZADD", K_GROUPS, seq_of(head), g)
+    end
+  end
+  earliest(K_BLOCKED)
+  -- Groups oldest head first; from each, consecutive visible messages.
+  local taken, skipped = 0, 0
+  local groups = redis.call("ZRANGE", K_GROUPS, 0, scan + max - 1)
+  for _, g in ipairs(groups) do
+    if taken >= max or skipped >= scan then
+      break
+    end
+    local n = 0
+    local head = redis.call("LRANGE", gprefix .. g, 0, max - taken - 1)
+    if #head == 0 then
+      redis.call("ZREM", K_GROUPS, g) -- cannot happen; never scan it again
+    end
+    for _, m in ipairs(head) do
+      local vis = redis.call("ZSCORE", K_VIS, m)
+      if not vis or tonumber(vis) > now then
+        break
+      end
+      claim(m, g)
+      n = n + 1
+    end
+    if n > 0 then
+      taken = taken + n
+      redis.call("ZREM", K_GROUPS, g)
+      redis.call("ZADD", K_BLOCKED, until_ms, g)
+    else
+      skipped = skipped + 1
+    end
+  end
+end
+touch_idle(idle)
+return out
