@@ -3,14 +3,16 @@ package cassandrastore
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 )
 
-// The schema. Nothing in this engine ever deletes: every data cell is
-// written with a TTL (until the message's ExpiresAt, rounded up to whole
-// seconds), and expired cells are dropped by compaction. Tables of
+// The schema of the cache's tables (the SQS tables, which do delete, are
+// described in sqs_schema.go). Nothing in the cache ever deletes: every
+// data cell is written with a TTL (until the message's ExpiresAt, rounded
+// up to whole seconds), and expired cells are dropped by compaction. Tables of
 // write-once, time-ordered data use TimeWindowCompactionStrategy, so that
 // whole SSTables expire together and are dropped without being rewritten;
 // the tables rewritten in place (nodes, the bucket lists) use
@@ -205,7 +207,7 @@ func ensureSchema(ctx context.Context, s *gocql.Session, o Options) (layout, err
 			return layout{}, fmt.Errorf("read schema: %w", err)
 		}
 	}
-	for _, t := range tableDefs {
+	for _, t := range slices.Concat(tableDefs, sqsTableDefs) {
 		if existing[t.name] {
 			continue
 		}
@@ -218,8 +220,8 @@ func ensureSchema(ctx context.Context, s *gocql.Session, o Options) (layout, err
 }
 
 // ensureLayout stores the layout of o in a new keyspace, or returns the
-// one already stored. Writing it is the engine's only lightweight
-// transaction, run once per connection.
+// one already stored. Writing it is the cache's only lightweight
+// transaction, run once per connection (the SQS queue records use others).
 func ensureLayout(ctx context.Context, s *gocql.Session, o Options) (layout, error) {
 	want := layout{o.HistoryBucket.Milliseconds(), o.JournalBucket.Milliseconds(), o.JournalShards}
 	read := func() (layout, error) {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/heraldmq/herald"
 	"github.com/heraldmq/herald/cache"
+	"github.com/heraldmq/herald/sqs"
 )
 
 // Store is the Cassandra implementation of cache.Store. It is safe for
@@ -40,6 +41,9 @@ type Store struct {
 
 	// marks remembers which liveness rows this process has written.
 	marks marks
+
+	// queues is the SQS store on the same connection (Queues).
+	queues *queueStore
 }
 
 // conn is an established session and the layout of the keyspace.
@@ -78,6 +82,7 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 		lastErr: errors.New("connecting to Cassandra"),
 	}
 	st.marks.init()
+	st.queues = newQueueStore(st)
 	go st.connectLoop(loopCtx)
 	return st, nil
 }
@@ -215,6 +220,10 @@ func (st *Store) enter(ctx context.Context, op string) (*conn, error) {
 	}
 	return c, nil
 }
+
+// Queues returns the SQS store (queue records and messages) on the same
+// keyspace and connection; it is usable, and unavailable, exactly when st is.
+func (st *Store) Queues() sqs.Store { return st.queues }
 
 // nowMs returns the store's clock in Unix milliseconds.
 func (st *Store) nowMs() int64 { return st.opts.Now().UnixMilli() }

@@ -1,0 +1,61 @@
+package cassandrastore
+
+import (
+	"context"
+	"strings"
+	"sync/atomic"
+
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
+
+	"github.com/heraldmq/herald/sqs"
+)
+
+// queueStore is the Cassandra implementation of sqs.Store. It shares the
+// cache Store's connection, keyspace, clock and liveness marks; its tables
+// are the sqs_* ones (sqs_schema.go).
+type queueStore struct {
+	st   *Store
+	q    sqsQueries
+	locs locations // where this process saw messages (shard, expiry)
+	// serial is the consistency of the Paxos phase of the queue records'
+	// lightweight transactions: LOCAL_SERIAL when the configured
+	// consistency is a LOCAL_ one (the transaction then stays in the data
+	// center, as the reads do), SERIAL otherwise.
+	serial gocql.Consistency
+	// takeStart rotates the first slot TakeUnindexed reads, so that a
+	// small limit does not always serve the same slots.
+	takeStart atomic.Uint32
+}
+
+// sqsDefaultShards is DefaultShards. With Redis holding the order and the
+// visibility, shards in Cassandra only spread a busy queue's writes over
+// partitions (and so over replicas) and bound a partition to a shard's
+// share of one minute. Every read or write by id whose shard this process
+// has not seen must ask each shard of the id's bucket, so more shards make
+// those dearer; 4 spreads a hot queue over 4 replica sets and keeps a
+// bucket below the tombstone threshold up to about 4,000 messages/s (see
+// sqs_schema.go). Busier queues get more shards per queue.
+const sqsDefaultShards = 4
+
+func newQueueStore(st *Store) *queueStore {
+	qs := &queueStore{st: st, q: newSQSQueries(st.opts.Keyspace), serial: gocql.Serial}
+	if strings.HasPrefix(strings.ToUpper(st.opts.Consistency), "LOCAL_") {
+		qs.serial = gocql.LocalSerial
+	}
+	qs.locs.init()
+	return qs
+}
+
+// DefaultShards is the shard count of new queues: see sqsDefaultShards.
+func (qs *queueStore) DefaultShards() int { return sqsDefaultShards }
+
+// shardCount is the number of shards of q (at least 1).
+func shardCount(q *sqs.Queue) int { return max(q.Shards, 1) }
+
+// enter returns the connection for one call of op (see Store.enter).
+func (qs *queueStore) enter(ctx context.Context, op string) (*conn, error) {
+	return qs.st.enter(ctx, op)
+}
+
+// Check that queueStore implements the contract.
+var _ sqs.Store = (*queueStore)(nil)
