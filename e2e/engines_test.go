@@ -22,7 +22,7 @@ type engine struct {
 var (
 	embedded  = engine{name: "embedded", args: func() []string { return nil }}
 	cassandra = engine{name: "cassandra", args: func() []string {
-		return []string{"--store", "cassandra", "--cassandra-hosts", cassandraAddr(), "--cassandra-keyspace", cassandraKeyspace}
+		return []string{"--store", "cassandra", "--cassandra-hosts", cassandraAddr(), "--cassandra-keyspace", cassandraKeyspace, "--redis-addr", redisAddr()}
 	}}
 	engines = []engine{embedded, cassandra}
 )
