@@ -49,8 +49,9 @@ func (p *queryParams) optInt(name string) (*int, error) {
 
 // indexes returns the N of every parameter "<prefix><name>.N[.rest]", in
 // order. N must be a canonical positive decimal, so that "1" and "01"
-// cannot name the same member twice.
-func (p *queryParams) indexes(name string) ([]int, error) {
+// cannot name the same member twice. Parameters "<prefix><name>.<field>"
+// for one of fields are the un-indexed form of a structure and skipped.
+func (p *queryParams) indexes(name string, fields ...string) ([]int, error) {
 	full := p.prefix + name + "."
 	seen := map[int]bool{}
 	for key := range p.form {
@@ -59,6 +60,9 @@ func (p *queryParams) indexes(name string) ([]int, error) {
 			continue
 		}
 		digits, _, _ := strings.Cut(rest, ".")
+		if slices.Contains(fields, digits) {
+			continue
+		}
 		n, err := strconv.Atoi(digits)
 		if err != nil || n < 1 || strconv.Itoa(n) != digits {
 			return nil, sqs.ErrInvalidParameterValue("The parameter %s is not valid: %q is not a member index.", key, digits)
@@ -73,13 +77,18 @@ func (p *queryParams) indexes(name string) ([]int, error) {
 	return out, nil
 }
 
-// list returns the values of "<name>.N", in index order.
+// list returns the values of "<name>.N", in index order, after that of a
+// bare "<name>": the SQS Query reference still documents that un-indexed
+// form for one-member lists ("AttributeName=All").
 func (p *queryParams) list(name string) ([]string, error) {
 	idx, err := p.indexes(name)
 	if err != nil {
 		return nil, err
 	}
 	var out []string
+	if v, ok := p.form[p.prefix+name]; ok {
+		out = append(out, v[0])
+	}
 	for _, n := range idx {
 		key := name + "." + strconv.Itoa(n)
 		if _, ok := p.form[p.prefix+key]; !ok {
@@ -91,12 +100,21 @@ func (p *queryParams) list(name string) ([]string, error) {
 }
 
 // structs returns a reader for each "<name>.N." structure, in index order.
-func (p *queryParams) structs(name string) ([]*queryParams, error) {
-	idx, err := p.indexes(name)
+// When fields are given, parameters "<name>.<field>" form one more,
+// un-indexed structure, read first: the SQS Query reference still
+// documents "Attribute.Name=...&Attribute.Value=..." for one attribute.
+func (p *queryParams) structs(name string, fields ...string) ([]*queryParams, error) {
+	idx, err := p.indexes(name, fields...)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*queryParams, 0, len(idx))
+	out := make([]*queryParams, 0, len(idx)+1)
+	for _, f := range fields {
+		if _, ok := p.form[p.prefix+name+"."+f]; ok {
+			out = append(out, &queryParams{form: p.form, prefix: p.prefix + name + ".", pathURL: p.pathURL})
+			break
+		}
+	}
 	for _, n := range idx {
 		out = append(out, &queryParams{form: p.form, prefix: p.prefix + name + "." + strconv.Itoa(n) + ".", pathURL: p.pathURL})
 	}
@@ -113,9 +131,10 @@ func (p *queryParams) required(name string) (string, error) {
 }
 
 // stringMap reads "<name>.N.<keyField>" / "<name>.N.<valueField>" pairs,
-// such as Attribute.N.Name/Value or Tag.N.Key/Value.
+// such as Attribute.N.Name/Value or Tag.N.Key/Value, and the un-indexed
+// "<name>.<keyField>" / "<name>.<valueField>" pair.
 func (p *queryParams) stringMap(name, keyField, valueField string) (map[string]string, error) {
-	entries, err := p.structs(name)
+	entries, err := p.structs(name, keyField, valueField)
 	if err != nil || len(entries) == 0 {
 		return nil, err
 	}

@@ -200,7 +200,7 @@ func (q *QueueAttributes) apply(in map[string]string, lim Limits, creating bool)
 			q.ContentBasedDeduplication = b
 		case AttrDeduplicationScope:
 			if !q.FifoQueue {
-				return ErrInvalidAttributeName(name)
+				return errFIFOOnlyAttribute(name)
 			}
 			if v != DeduplicationScopeMessageGroup && v != DeduplicationScopeQueue {
 				return ErrInvalidAttributeValue(name, "Valid values are messageGroup and queue.")
@@ -208,7 +208,7 @@ func (q *QueueAttributes) apply(in map[string]string, lim Limits, creating bool)
 			q.DeduplicationScope = v
 		case AttrFifoThroughputLimit:
 			if !q.FifoQueue {
-				return ErrInvalidAttributeName(name)
+				return errFIFOOnlyAttribute(name)
 			}
 			if v != FifoThroughputLimitPerQueue && v != FifoThroughputLimitPerMessageGroup {
 				return ErrInvalidAttributeValue(name, "Valid values are perQueue and perMessageGroupId.")
@@ -250,6 +250,13 @@ func (q *QueueAttributes) apply(in map[string]string, lim Limits, creating bool)
 		}
 	}
 	return nil
+}
+
+// errFIFOOnlyAttribute is AWS's answer to DeduplicationScope or
+// FifoThroughputLimit on a standard queue. (ContentBasedDeduplication
+// there is simply an unknown attribute.)
+func errFIFOOnlyAttribute(name string) *Error {
+	return NewError(CodeInvalidAttributeName, "You can specify the %s only when FifoQueue is set to true.", name)
 }
 
 // parseIntAttr parses a decimal integer attribute within [lo, hi].

@@ -148,9 +148,9 @@ func ErrQueueDoesNotExist() *Error {
 }
 
 // ErrQueueNameExists reports a CreateQueue for an existing name whose
-// requested attributes differ; attributes names the differing ones.
-func ErrQueueNameExists(attributes string) *Error {
-	return NewError(CodeQueueNameExists, "A queue already exists with the same name and a different value for attribute(s) %s", attributes)
+// requested attributes differ; attribute names one that differs.
+func ErrQueueNameExists(attribute string) *Error {
+	return NewError(CodeQueueNameExists, "A queue already exists with the same name and a different value for attribute %s", attribute)
 }
 
 // ErrInvalidAttributeName reports an unknown or misplaced attribute name.
@@ -186,9 +186,10 @@ func ErrReceiptHandleIsInvalid(handle string) *Error {
 	return NewError(CodeReceiptHandleIsInvalid, "The input receipt handle %q is not a valid receipt handle.", handle)
 }
 
-// ErrPurgeQueueInProgress reports a second PurgeQueue within 60 seconds.
-func ErrPurgeQueueInProgress(queueURL string) *Error {
-	return NewError(CodePurgeQueueInProgress, "Only one PurgeQueue operation on %s is allowed every 60 seconds.", queueURL)
+// ErrPurgeQueueInProgress reports a second PurgeQueue of the named queue
+// within 60 seconds (AWS's message names the queue, not its URL).
+func ErrPurgeQueueInProgress(queueName string) *Error {
+	return NewError(CodePurgeQueueInProgress, "Only one PurgeQueue operation on %s is allowed every 60 seconds.", queueName)
 }
 
 // ErrQueueDeletedRecently reports a CreateQueue within 60s of a DeleteQueue.

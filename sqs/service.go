@@ -176,7 +176,6 @@ func isUnavailable(err error) bool {
 	return errors.As(err, &he) && he.Code == herald.EUnavailable
 }
 
-
 // seconds turns a count of seconds into a Duration.
 func seconds(n int) time.Duration { return time.Duration(n) * time.Second }
 

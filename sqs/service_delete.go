@@ -120,10 +120,15 @@ func (s *Service) changeVisibility(ctx context.Context, q *Queue, handle string,
 	}
 	now := s.now()
 	visibleAt := now.Add(seconds(*timeout))
+	// AWS counts the limit from the receive, not from this call: a consumer
+	// cannot keep a message hidden beyond it by extending again and again.
+	if limit := r.receivedAt.Add(seconds(s.lim.MaxVisibilityTimeout)); !r.receivedAt.IsZero() && visibleAt.After(limit) {
+		return invalidParameter("VisibilityTimeout", itoa(*timeout), "Total VisibilityTimeout for the message is beyond the limit ["+itoa(s.lim.MaxVisibilityTimeout)+" seconds]")
+	}
 	err = s.index.SetVisibleAt(ctx, indexQueue(q), r.messageID, now, visibleAt)
 	switch {
 	case errors.Is(err, ErrNotInFlight):
-		return NewError(CodeMessageNotInflight, "Value %s for parameter ReceiptHandle is invalid. Reason: Message does not exist or is not available for visibility timeout change.", handle)
+		return s.notInFlight(ctx, q, r.messageID, handle)
 	case err != nil && !isUnavailable(err):
 		return AsError(err)
 	}
@@ -137,4 +142,24 @@ func (s *Service) changeVisibility(ctx context.Context, q *Queue, handle string,
 		s.notifier.Notify(ctx, q.ID)
 	}
 	return nil
+}
+
+// notInFlight answers a visibility change of a message the Index does not
+// hold in flight, as AWS does: a message that is gone (deleted, expired,
+// moved) is InvalidParameterValue, one that is waiting in the queue
+// (its visibility timeout over) is MessageNotInflight. Telling them apart
+// costs a Store read, paid only on this error path.
+//
+// A handle of an earlier receive of a message received again since is not
+// told apart: Herald changes the current receive's timeout where AWS
+// refuses the stale handle.
+func (s *Service) notInFlight(ctx context.Context, q *Queue, id uuid.UUID, handle string) error {
+	stored, err := s.store.GetMessages(ctx, q, []uuid.UUID{id})
+	if err != nil {
+		return AsError(err)
+	}
+	if len(stored) == 0 {
+		return invalidParameter("ReceiptHandle", handle, "Message does not exist or is not available for visibility timeout change.")
+	}
+	return NewError(CodeMessageNotInflight, "The specified message isn't in flight.")
 }

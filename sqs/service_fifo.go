@@ -14,27 +14,29 @@ import (
 func itoa(n int) string { return strconv.Itoa(n) }
 
 // checkFIFOParameters applies the FIFO rules to an outgoing message and
-// returns its deduplication ID (content-based when not given). Standard
-// queues reject both FIFO parameters.
+// returns its deduplication ID (content-based when not given).
+//
+// Standard queues take a MessageGroupId too: AWS's "fair queues" use it to
+// keep one tenant from crowding out the others. Herald validates and
+// stores it (receivers see it as a system attribute) but orders standard
+// messages as before; only FIFO queues group them. A deduplication ID
+// remains FIFO-only.
 func (s *Service) checkFIFOParameters(q *Queue, o outgoing) (string, error) {
+	if o.groupID != "" && !validFIFOID(o.groupID, s.lim.MaxMessageGroupIDLen) {
+		return "", invalidParameter("MessageGroupId", o.groupID, "MessageGroupId can only include alphanumeric and punctuation characters. 1 to "+itoa(s.lim.MaxMessageGroupIDLen)+" in length.")
+	}
 	if !q.Attributes.FifoQueue {
-		if o.groupID != "" {
-			return "", invalidParameter("MessageGroupId", o.groupID, notForQueueType)
-		}
 		if o.dedupID != "" {
-			return "", invalidParameter("MessageDeduplicationId", o.dedupID, notForQueueType)
+			return "", invalidParameter("MessageDeduplicationId", o.dedupID, "The request includes a parameter that is not valid for this queue type.")
 		}
 		return "", nil
 	}
 	if o.groupID == "" {
 		return "", ErrMissingParameter("MessageGroupId")
 	}
-	if !validFIFOID(o.groupID, s.lim.MaxMessageGroupIDLen) {
-		return "", invalidParameter("MessageGroupId", o.groupID, "MessageGroupId can only include alphanumeric and punctuation characters. 1 to "+itoa(s.lim.MaxMessageGroupIDLen)+" in length.")
-	}
 	if o.dedupID == "" {
 		if !q.Attributes.ContentBasedDeduplication {
-			return "", ErrInvalidParameterValue("The queue should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly")
+			return "", errMissingDeduplicationID()
 		}
 		sum := sha256.Sum256([]byte(o.body))
 		return hex.EncodeToString(sum[:]), nil
@@ -43,6 +45,22 @@ func (s *Service) checkFIFOParameters(q *Queue, o outgoing) (string, error) {
 		return "", invalidParameter("MessageDeduplicationId", o.dedupID, "MessageDeduplicationId can only include alphanumeric and punctuation characters. 1 to "+itoa(s.lim.MaxDeduplicationIDLen)+" in length.")
 	}
 	return o.dedupID, nil
+}
+
+// errMissingDeduplicationID: a FIFO message without a deduplication ID on a
+// queue without content-based deduplication.
+func errMissingDeduplicationID() *Error {
+	return ErrInvalidParameterValue("The queue should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly")
+}
+
+// indexGroup is the group the Index orders m by: its MessageGroupId on a
+// FIFO queue, none on a standard queue (where a group only labels a fair
+// queue's tenant).
+func indexGroup(q *Queue, m *Message) string {
+	if !q.Attributes.FifoQueue {
+		return ""
+	}
+	return m.MessageGroupID
 }
 
 // validFIFOID checks a MessageGroupId or MessageDeduplicationId: 1 to

@@ -1,6 +1,8 @@
 package sqs
 
 import (
+	"encoding/base64"
+	"encoding/binary"
 	"math/big"
 	"testing"
 	"time"
@@ -13,12 +15,13 @@ func TestReceiptHandleRoundTrip(t *testing.T) {
 	q := &Queue{ID: uuid.New()}
 	first := time.UnixMilli(1700000000123)
 	m := &Message{ID: uuid.Must(uuid.NewUUID()), State: State{ReceiveCount: 7, FirstReceiveAt: first}}
-	h := s.receiptHandle(q, m)
+	received := first.Add(time.Hour)
+	h := s.receiptHandle(q, m, received)
 	r, err := s.parseReceiptHandle(q, h)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.messageID != m.ID || r.receiveCount != 7 || !r.firstReceiveAt.Equal(first) {
+	if r.messageID != m.ID || r.receiveCount != 7 || !r.firstReceiveAt.Equal(first) || !r.receivedAt.Equal(received) {
 		t.Fatalf("decoded %+v", r)
 	}
 	other := &Queue{ID: uuid.New()}
@@ -28,6 +31,27 @@ func TestReceiptHandleRoundTrip(t *testing.T) {
 	noSecret := &Service{}
 	if _, err := noSecret.parseReceiptHandle(q, h); err == nil {
 		t.Fatal("handle accepted without the secret it was made with")
+	}
+}
+
+// Handles issued before the receive time was added (version 1) stay
+// valid; they only lack the 12-hour bound.
+func TestVersion1ReceiptHandlesStillParse(t *testing.T) {
+	s := &Service{}
+	q := &Queue{ID: uuid.New()}
+	id := uuid.Must(uuid.NewUUID())
+	b := make([]byte, handleV1Body)
+	b[0] = handleV1Version
+	copy(b[1:17], q.ID[:])
+	copy(b[17:33], id[:])
+	binary.BigEndian.PutUint32(b[33:37], 3)
+	b = append(b, s.handleMAC(q.ID, b)...)
+	r, err := s.parseReceiptHandle(q, base64.RawURLEncoding.EncodeToString(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.messageID != id || r.receiveCount != 3 || !r.receivedAt.IsZero() {
+		t.Fatalf("decoded %+v", r)
 	}
 }
 

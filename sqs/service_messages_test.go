@@ -136,7 +136,9 @@ func TestSendValidates(t *testing.T) {
 		{"too large", sqs.SendMessageInput{MessageBody: strings.Repeat("x", 1025)}, sqs.CodeInvalidParameterValue},
 		{"delay too long", sqs.SendMessageInput{MessageBody: "x", DelaySeconds: ptr(901)}, sqs.CodeInvalidParameterValue},
 		{"negative delay", sqs.SendMessageInput{MessageBody: "x", DelaySeconds: ptr(-1)}, sqs.CodeInvalidParameterValue},
-		{"group id on standard", sqs.SendMessageInput{MessageBody: "x", MessageGroupID: "g"}, sqs.CodeInvalidParameterValue},
+		// AWS accepts a MessageGroupId on standard queues (fair queues),
+		// but still checks its characters.
+		{"bad group id on standard", sqs.SendMessageInput{MessageBody: "x", MessageGroupID: "g g"}, sqs.CodeInvalidParameterValue},
 		{"dedup id on standard", sqs.SendMessageInput{MessageBody: "x", MessageDeduplicationID: "d"}, sqs.CodeInvalidParameterValue},
 		{"bad attribute", sqs.SendMessageInput{MessageBody: "x", MessageAttributes: map[string]sqs.MessageAttributeValue{"n": {DataType: "Number", StringValue: "abc"}}}, sqs.CodeInvalidParameterValue},
 		{"bad system attribute", sqs.SendMessageInput{MessageBody: "x", MessageSystemAttributes: map[string]sqs.MessageAttributeValue{"Other": {DataType: "String", StringValue: "v"}}}, sqs.CodeInvalidParameterValue},

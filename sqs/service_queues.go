@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"slices"
-	"strings"
 
 	"github.com/google/uuid"
 
@@ -15,6 +14,12 @@ import (
 // CreateQueue creates a queue, or returns the URL of an existing one when
 // every attribute the request names has the same value (AWS compares only
 // the requested attributes; tags of an existing queue are left alone).
+//
+// A deleted queue's name may be used again at once. AWS asks for 60 seconds
+// (QueueDeletedRecently) because its deletion is lazy; Herald's new queue
+// gets a fresh ID, so nothing of the old queue (messages, Index state,
+// receipt handles) can leak into it, and tests that recreate queues need
+// not wait. Limits.DeleteRecreateIntervalSeconds is therefore not enforced.
 func (s *Service) CreateQueue(ctx context.Context, c Caller, in CreateQueueInput) (string, error) {
 	if in.QueueName == "" {
 		return "", ErrMissingParameter("QueueName")
@@ -62,7 +67,8 @@ func (s *Service) CreateQueue(ctx context.Context, c Caller, in CreateQueueInput
 		return "", AsError(err)
 	}
 	if diff := differingAttributes(existing.Attributes, attrs, in.Attributes); len(diff) > 0 {
-		return "", ErrQueueNameExists(strings.Join(diff, ", "))
+		// AWS names one differing attribute; report the first by name.
+		return "", ErrQueueNameExists(diff[0])
 	}
 	s.queues.put(existing)
 	return url, nil
@@ -282,7 +288,7 @@ func (s *Service) PurgeQueue(ctx context.Context, c Caller, queueURL string) err
 	}
 	now := s.now()
 	if !fresh.PurgedAt.IsZero() && now.Sub(fresh.PurgedAt) < seconds(s.lim.PurgeIntervalSeconds) {
-		return ErrPurgeQueueInProgress(queueURL)
+		return ErrPurgeQueueInProgress(q.Name)
 	}
 	next := cloneQueue(fresh)
 	next.PurgedAt = now

@@ -52,7 +52,7 @@ func (s *Service) rebuild(ctx context.Context, q *Queue) error {
 		if m == nil {
 			break
 		}
-		batch = append(batch, storedEntry(m, now))
+		batch = append(batch, storedEntry(q, m, now))
 		if q.Attributes.FifoQueue && m.MessageDeduplicationID != "" {
 			if age := now.Sub(m.SentAt); age < window {
 				if _, _, err := s.index.Deduplicate(ctx, iq, dedupKey(q, m), m.ID, window-age); err != nil {
@@ -73,14 +73,14 @@ func (s *Service) rebuild(ctx context.Context, q *Queue) error {
 }
 
 // storedEntry is the Index entry of a stored message.
-func storedEntry(m *Message, now time.Time) Entry {
+func storedEntry(q *Queue, m *Message, now time.Time) Entry {
 	visibleAt := m.State.VisibleAt
 	if visibleAt.IsZero() {
 		visibleAt = m.SentAt
 	}
 	return Entry{
 		ID:             m.ID,
-		Group:          m.MessageGroupID,
+		Group:          indexGroup(q, m),
 		VisibleAt:      visibleAt,
 		ReceiveCount:   m.State.ReceiveCount,
 		FirstReceiveAt: m.State.FirstReceiveAt,

@@ -45,7 +45,9 @@ func (s *Service) ReceiveMessage(ctx context.Context, c Caller, in ReceiveMessag
 	}
 	out := ReceiveMessageOutput{Messages: make([]ReceivedMessage, 0, len(msgs))}
 	for _, m := range msgs {
-		out.Messages = append(out.Messages, sel.render(m, s.receiptHandle(q, m)))
+		// The claim set VisibleAt to the receive time plus vis.
+		receivedAt := m.State.VisibleAt.Add(-seconds(vis))
+		out.Messages = append(out.Messages, sel.render(m, s.receiptHandle(q, m, receivedAt)))
 	}
 	return out, nil
 }

@@ -84,7 +84,7 @@ func (s *Service) moveMessages(ctx context.Context, src, dst *Queue, msgs []*Mes
 		}
 		entries := make([]Entry, len(copies))
 		for i, c := range copies {
-			entries[i] = Entry{ID: c.ID, Group: c.MessageGroupID, VisibleAt: now}
+			entries[i] = Entry{ID: c.ID, Group: indexGroup(dst, c), VisibleAt: now}
 		}
 		if err := s.index.Add(ctx, indexQueue(dst), entries); err != nil {
 			if merr := s.store.MarkUnindexed(ctx, dst.ID); merr != nil {

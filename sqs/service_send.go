@@ -56,6 +56,9 @@ func (s *Service) SendMessageBatch(ctx context.Context, c Caller, in SendMessage
 	if err := CheckBatchSize(total, s.lim); err != nil {
 		return SendMessageBatchOutput{}, err
 	}
+	if err := checkFIFOBatch(q, in.Entries); err != nil {
+		return SendMessageBatchOutput{}, err
+	}
 	var out SendMessageBatchOutput
 	var msgs []*Message
 	var entryIDs []string
@@ -84,6 +87,26 @@ func (s *Service) SendMessageBatch(ctx context.Context, c Caller, in SendMessage
 		out.Successful = append(out.Successful, SendMessageBatchResultEntry{ID: entryIDs[i], SendMessageOutput: sendOutput(q, m, sent[i])})
 	}
 	return out, nil
+}
+
+// checkFIFOBatch applies, to a FIFO queue's SendMessageBatch, the checks
+// AWS makes on the request as a whole rather than per entry: every entry
+// needs a MessageGroupId, and a deduplication ID unless the queue
+// deduplicates by content. (SendMessage reports a missing MessageGroupId
+// as MissingParameter; in a batch AWS answers InvalidParameterValue.)
+func checkFIFOBatch(q *Queue, entries []SendMessageBatchEntry) error {
+	if !q.Attributes.FifoQueue {
+		return nil
+	}
+	for _, e := range entries {
+		if e.MessageGroupID == "" {
+			return ErrInvalidParameterValue("The request must contain the parameter MessageGroupId.")
+		}
+		if e.MessageDeduplicationID == "" && !q.Attributes.ContentBasedDeduplication {
+			return errMissingDeduplicationID()
+		}
+	}
+	return nil
 }
 
 // batchError turns an entry's error into a Failed entry.
@@ -229,7 +252,7 @@ func (s *Service) enqueue(ctx context.Context, q *Queue, msgs []*Message) ([]uui
 	}
 	entries := make([]Entry, len(fresh))
 	for i, m := range fresh {
-		entries[i] = Entry{ID: m.ID, Group: m.MessageGroupID, VisibleAt: m.State.VisibleAt}
+		entries[i] = Entry{ID: m.ID, Group: indexGroup(q, m), VisibleAt: m.State.VisibleAt}
 	}
 	if err := s.index.Add(ctx, indexQueue(q), entries); err != nil {
 		if merr := s.store.MarkUnindexed(ctx, q.ID); merr != nil {
