@@ -97,3 +97,38 @@ func between(s, start, end string) string {
 	v, _, _ := strings.Cut(rest, end)
 	return v
 }
+
+// readmeBlock returns the first code block of language lang after heading.
+func readmeBlock(t *testing.T, heading, lang string) string {
+	t.Helper()
+	raw, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(raw), heading)
+	if !ok {
+		t.Fatalf("README.md has no %q section", heading)
+	}
+	_, block, ok := strings.Cut(section, "```"+lang+"\n")
+	if !ok {
+		t.Fatalf("README.md's %q has no %s block", heading, lang)
+	}
+	block, _, _ = strings.Cut(block, "```")
+	return block
+}
+
+// TestREADMEQueueExampleWorksAsWritten runs the README's boto3 example
+// against a real server and checks the message went round.
+func TestREADMEQueueExampleWorksAsWritten(t *testing.T) {
+	python := pythonForTests(t)
+	s := startServer(t, "")
+	script := strings.ReplaceAll(readmeBlock(t, "### Queues with the AWS SDKs", "python"), "http://127.0.0.1:4566", s.URL)
+	script += "\nprint('RECEIVED', m['Body'])\nassert sqs.receive_message(QueueUrl=url).get('Messages') is None\n"
+	out, err := exec.Command(python, "-c", script).CombinedOutput()
+	if err != nil {
+		t.Fatalf("the README's boto3 example failed: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "RECEIVED resize photo 42") {
+		t.Errorf("the example did not receive its message:\n%s", out)
+	}
+}

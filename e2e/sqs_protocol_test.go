@@ -184,14 +184,7 @@ func TestSQSSignaturesAreChecked(t *testing.T) {
 // TestBoto3 runs e2e/python/test_sqs.py (pytest, boto3 in the virtualenv
 // scripts/test creates) against Herald on each storage setup.
 func TestBoto3(t *testing.T) {
-	python := os.Getenv("HERALD_TEST_PYTHON")
-	if python == "" {
-		msg := "HERALD_TEST_PYTHON is not set; scripts/test creates the virtualenv with boto3 and sets it"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+	python := pythonForTests(t)
 	eachQueueEngine(t, func(t *testing.T, e engine) {
 		s := e.start(t, "")
 		dir, _ := filepath.Abs("python")
@@ -203,6 +196,22 @@ func TestBoto3(t *testing.T) {
 		}
 		t.Logf("boto3: %s", lastLine(string(out)))
 	})
+}
+
+// pythonForTests is the interpreter of the virtualenv with boto3 and
+// pytest that scripts/test creates (HERALD_TEST_PYTHON); without it the
+// test is skipped locally and fails in CI.
+func pythonForTests(t *testing.T) string {
+	t.Helper()
+	python := os.Getenv("HERALD_TEST_PYTHON")
+	if python == "" {
+		msg := "HERALD_TEST_PYTHON is not set; scripts/test creates the virtualenv with boto3 and sets it"
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	return python
 }
 
 func lastLine(s string) string {
