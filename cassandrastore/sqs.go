@@ -14,9 +14,8 @@ import (
 // cache Store's connection, keyspace, clock and liveness marks; its tables
 // are the sqs_* ones (sqs_schema.go).
 type queueStore struct {
-	st   *Store
-	q    sqsQueries
-	locs locations // where this process saw messages (shard, expiry)
+	st *Store
+	q  sqsQueries
 	// serial is the consistency of the Paxos phase of the queue records'
 	// lightweight transactions: LOCAL_SERIAL when the configured
 	// consistency is a LOCAL_ one (the transaction then stays in the data
@@ -30,10 +29,10 @@ type queueStore struct {
 // sqsDefaultShards is DefaultShards. With Redis holding the order and the
 // visibility, shards in Cassandra only spread a busy queue's writes over
 // partitions (and so over replicas) and bound a partition to a shard's
-// share of one minute. Every read or write by id whose shard this process
-// has not seen must ask each shard of the id's bucket, so more shards make
-// those dearer; 4 spreads a hot queue over 4 replica sets and keeps a
-// bucket below the tombstone threshold up to about 4,000 messages/s (see
+// share of one minute; a call by id computes its partition (sqs.ShardOf),
+// so shards cost a scan (an Index rebuild) one pass per shard, nothing
+// else. 4 spreads a hot queue over 4 replica sets and keeps a bucket below
+// the tombstone threshold up to about 4,000 messages/s (see
 // sqs_schema.go). Busier queues get more shards per queue.
 const sqsDefaultShards = 4
 
@@ -42,7 +41,6 @@ func newQueueStore(st *Store) *queueStore {
 	if strings.HasPrefix(strings.ToUpper(st.opts.Consistency), "LOCAL_") {
 		qs.serial = gocql.LocalSerial
 	}
-	qs.locs.init()
 	return qs
 }
 

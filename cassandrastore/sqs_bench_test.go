@@ -2,6 +2,7 @@ package cassandrastore
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -66,9 +67,9 @@ func benchQueues(b *testing.B, qs sqs.Store) []*sqs.Queue {
 	return out
 }
 
-// benchMsg returns a new 1 KiB message of a random shard of q.
+// benchMsg returns a new 1 KiB message of q, in its home shard.
 func benchMsg(q *sqs.Queue, k int) *sqs.Message {
-	return newSQSMsg(time.Now(), k%q.Shards, time.Hour, benchBody)
+	return newSQSMsg(time.Now(), q.Shards, time.Hour, benchBody)
 }
 
 var benchBody = strings.Repeat("m", 1024)
@@ -132,6 +133,38 @@ func BenchmarkSQSCycle(b *testing.B) {
 					return err
 				}
 				return receiver.DeleteMessages(ctx, q, id)
+			})
+		})
+	}
+}
+
+// BenchmarkSQSGet10: ReceiveMessage's store read of 10 claimed messages of
+// one queue (MaxNumberOfMessages=10), with the queue's messages in one
+// shard (one partition per read) and in 4.
+func BenchmarkSQSGet10(b *testing.B) {
+	for _, shards := range []int{1, 4} {
+		b.Run(fmt.Sprintf("shards=%d", shards), func(b *testing.B) {
+			qs := sharedStore(b).Queues()
+			ctx := context.Background()
+			queues := make([]*sqs.Queue, 16)
+			stored := make([][]uuid.UUID, len(queues))
+			for i := range queues {
+				queues[i] = mustCreateQueue(b, qs, shards)
+				msgs := make([]*sqs.Message, 100)
+				for j := range msgs {
+					msgs[j] = benchMsg(queues[i], j)
+				}
+				mustPutMsgs(b, qs, queues[i], msgs...)
+				stored[i] = ids(msgs)
+			}
+			runSQSBench(b, "msgs/s", 10, func(g, k int) error {
+				i := g % len(queues)
+				from := (k * 10) % len(stored[i])
+				got, err := qs.GetMessages(ctx, queues[i], stored[i][from:from+10])
+				if err == nil && len(got) != 10 {
+					b.Errorf("read %d messages, want 10", len(got))
+				}
+				return err
 			})
 		})
 	}

@@ -39,10 +39,11 @@ func mustCreateQueue(t testing.TB, qs sqs.Store, shards int) *sqs.Queue {
 	return q
 }
 
-// newSQSMsg returns a message of shard sent at (its id carries that time),
-// living for ttl.
-func newSQSMsg(at time.Time, shard int, ttl time.Duration, body string) *sqs.Message {
+// newSQSMsg returns a message sent at (its id carries that time), living
+// for ttl, in its home shard (sqs.ShardOf) of a queue of shards shards.
+func newSQSMsg(at time.Time, shards int, ttl time.Duration, body string) *sqs.Message {
 	id := uuidAt(at)
+	shard := sqs.ShardOf(id, shards)
 	sent := at.UTC().Truncate(time.Millisecond)
 	return &sqs.Message{
 		ID: id, Shard: shard, Body: body,

@@ -72,15 +72,14 @@ func (qs *queueStore) PutMessages(ctx context.Context, q *sqs.Queue, msgs []*sqs
 	for _, k := range w.marks {
 		qs.st.marks.record(k.key, k.exp, nowMs)
 	}
-	for _, m := range msgs {
-		qs.locs.put(q.ID, m.ID, loc{int32(m.Shard), unixNs(m.ExpiresAt)})
-	}
 	return nil
 }
 
-// GetMessages reads the messages of ids with one query per partition
-// (IN on the positions), concurrently; see sqs_locate.go for how the
-// partitions are chosen.
+// GetMessages reads each id from its home partition (sqs_locate.go): one
+// query per partition, concurrently; a partition asked for one id reads it
+// with pos = ?, one asked for several with pos IN (...), a single
+// read of the partition rather than one round trip per id. Messages are
+// always stored in shard sqs.ShardOf(id), so no other shard is consulted.
 func (qs *queueStore) GetMessages(ctx context.Context, q *sqs.Queue, ids []uuid.UUID) ([]*sqs.Message, error) {
 	const op = "get messages"
 	c, err := qs.enter(ctx, op)
@@ -89,58 +88,69 @@ func (qs *queueStore) GetMessages(ctx context.Context, q *sqs.Queue, ids []uuid.
 	}
 	nowNs := qs.st.opts.Now().UnixNano()
 	found := make(map[uuid.UUID]*sqs.Message, len(ids))
-	var mu sync.Mutex
-	err = forEachChunk(qs.planReads(q, ids), func(k partKey, chunk [][]byte) error {
-		iter := c.s.Query(qs.q.selectMessages, cqlUUID(q.ID), k.shard, k.bucket, chunk).WithContext(ctx).Iter()
-		for {
-			m, ok, err := scanMessage(iter, k.shard)
-			if err != nil {
-				iter.Close()
-				return err
-			}
-			if !ok {
-				break
-			}
-			if m == nil || expired(unixNs(m.ExpiresAt), nowNs) {
-				continue
-			}
-			qs.locs.put(q.ID, m.ID, loc{int32(k.shard), unixNs(m.ExpiresAt)})
-			mu.Lock()
-			found[m.ID] = m
-			mu.Unlock()
+	var home partPlan
+	for _, id := range ids {
+		if _, dup := found[id]; !dup && storable(id) {
+			found[id] = nil
+			home.add(homePart(q, id), msgPos(id))
 		}
-		return iter.Close()
-	})
-	if err != nil {
+	}
+	var mu sync.Mutex
+	read := func(plan *partPlan) error {
+		return forEachChunk(plan, func(k partKey, chunk [][]byte) error {
+			var query *gocql.Query
+			if len(chunk) == 1 {
+				query = c.s.Query(qs.q.selectMessage, cqlUUID(q.ID), k.shard, k.bucket, chunk[0])
+			} else {
+				query = c.s.Query(qs.q.selectMessages, cqlUUID(q.ID), k.shard, k.bucket, chunk)
+			}
+			iter := query.WithContext(ctx).Iter()
+			for {
+				m, ok, err := scanMessage(iter, k.shard)
+				if err != nil {
+					iter.Close()
+					return err
+				}
+				if !ok {
+					break
+				}
+				if m == nil || expired(unixNs(m.ExpiresAt), nowNs) {
+					continue
+				}
+				mu.Lock()
+				found[m.ID] = m
+				mu.Unlock()
+			}
+			return iter.Close()
+		})
+	}
+	if err := read(&home); err != nil {
 		return nil, herald.Unavailable(op, err)
 	}
 	out := make([]*sqs.Message, 0, len(found))
 	for _, id := range ids {
-		if m, ok := found[id]; ok {
+		if m := found[id]; m != nil {
 			out = append(out, m)
 		}
 	}
 	return out, nil
 }
 
-// DeleteMessages locates the messages (see sqs_locate.go) and deletes
-// their rows, one DELETE ... IN per partition. Unknown ids cost a read,
-// never a tombstone.
+// DeleteMessages deletes the rows of ids from their home partitions, one
+// DELETE ... IN per partition, concurrently, without reading them first:
+// an id that is not stored costs one row tombstone in its partition.
 func (qs *queueStore) DeleteMessages(ctx context.Context, q *sqs.Queue, ids []uuid.UUID) error {
 	const op = "delete messages"
 	c, err := qs.enter(ctx, op)
 	if err != nil {
 		return err
 	}
-	where, err := qs.locate(ctx, c, q, ids, qs.st.opts.Now().UnixNano())
-	if err != nil {
-		return herald.Unavailable(op, err)
-	}
 	var plan partPlan
+	seen := make(map[uuid.UUID]bool, len(ids))
 	for _, id := range ids {
-		if l, ok := where[id]; ok {
-			plan.add(l.part, l.pos)
-			delete(where, id) // a repeated id is deleted once
+		if !seen[id] && storable(id) {
+			seen[id] = true // a repeated id is deleted once
+			plan.add(homePart(q, id), msgPos(id))
 		}
 	}
 	err = forEachChunk(&plan, func(k partKey, chunk [][]byte) error {
@@ -149,45 +159,62 @@ func (qs *queueStore) DeleteMessages(ctx context.Context, q *sqs.Queue, ids []uu
 	if err != nil {
 		return herald.Unavailable(op, err)
 	}
-	for _, id := range ids {
-		qs.locs.forget(q.ID, id)
-	}
 	return nil
 }
 
-// SaveStates locates the messages and updates only their state cells, with
-// the TTL of the message, one unlogged batch per partition. States of
-// messages not found are dropped. It returns when the writes are done:
-// the contract allows less, but an error is then worth reporting.
+// SaveStates updates only the state cells of each message, in its home
+// partition, one unlogged batch per partition, without reading the
+// message: the cells' TTL comes from stateExpiryMs. The state of a message
+// that is not stored (deleted meanwhile, unknown) makes a row without
+// sent_ns, which reads ignore and which expires with that TTL. It returns
+// when the writes are done: the contract allows less, but an error is then
+// worth reporting.
 func (qs *queueStore) SaveStates(ctx context.Context, q *sqs.Queue, states []sqs.State) error {
 	const op = "save states"
 	c, err := qs.enter(ctx, op)
 	if err != nil {
 		return err
 	}
-	ids := make([]uuid.UUID, len(states))
-	for i, s := range states {
-		ids[i] = s.ID
-	}
 	nowMs := qs.st.nowMs()
-	where, err := qs.locate(ctx, c, q, ids, nowMs*1e6)
-	if err != nil {
-		return herald.Unavailable(op, err)
-	}
 	var w writeSet
 	for _, s := range states {
-		l, ok := where[s.ID]
-		if !ok {
+		if !storable(s.ID) {
 			continue
 		}
-		w.add(fmt.Sprintf("m/%d/%d", l.part.shard, l.part.bucket), qs.q.updateState,
-			cellTTL(nowMs, l.expNs), s.ReceiveCount, unixNs(s.FirstReceiveAt), unixNs(s.VisibleAt),
-			cqlUUID(q.ID), l.part.shard, l.part.bucket, l.pos)
+		expMs := stateExpiryMs(q, s.ID, nowMs)
+		if expMs <= nowMs {
+			continue // the message has expired
+		}
+		k := homePart(q, s.ID)
+		w.add(fmt.Sprintf("m/%d/%d", k.shard, k.bucket), qs.q.updateState,
+			ttlSeconds(nowMs, expMs), s.ReceiveCount, unixNs(s.FirstReceiveAt), unixNs(s.VisibleAt),
+			cqlUUID(q.ID), k.shard, k.bucket, msgPos(s.ID))
 	}
 	if err := c.exec(ctx, &w); err != nil {
 		return herald.Unavailable(op, err)
 	}
 	return nil
+}
+
+// stateExpiryMs is when the state cells of message id of q expire: when
+// the message does, as far as can be told without reading it. The Service
+// sets a message's ExpiresAt to its SentAt (its ID's time, to the
+// millisecond) plus the queue's retention period, or, for a FIFO message
+// moved into a dead-letter queue, to the move's time plus it, which is
+// before now plus it. One second more covers the ID time and SentAt
+// differing by a little. If the retention period was shortened after the
+// message was sent, its state may expire before it does: a lost state,
+// which costs at most a duplicate delivery after an Index rebuild.
+func stateExpiryMs(q *sqs.Queue, id uuid.UUID, nowMs int64) int64 {
+	retention := int64(q.Attributes.MessageRetentionPeriod) * 1000
+	if retention <= 0 {
+		retention = int64(sqs.DefaultLimits().MaxMessageRetentionPeriod) * 1000
+	}
+	from := ticksMillis(idTicks(id))
+	if q.Attributes.FifoQueue {
+		from = max(from, nowMs)
+	}
+	return from + retention + 1000
 }
 
 // scanMessage reads the next row (messageColumns) of a partition of shard

@@ -8,10 +8,10 @@ type sqsQueries struct {
 	insertQueue, selectQueue, updateQueue, deleteQueue string
 	listQueuesFrom, listQueuesAfter                    string
 
-	insertMessage, selectMessages, locateMessages string
-	scanBucket, scanBucketAfter                   string
-	updateState, deleteMessages, deletePartition  string
-	selectPurgeCandidates                         string
+	insertMessage, selectMessages, selectMessage string
+	scanBucket, scanBucketAfter                  string
+	updateState, deleteMessages, deletePartition string
+	selectPurgeCandidates                        string
 
 	insertBucket, selectBuckets string
 
@@ -28,20 +28,20 @@ const messageColumns = `pos, body, attrs, sender_id, sent_ns, expires_ns, group_
 func newSQSQueries(ks string) sqsQueries {
 	f := func(format string) string { return fmt.Sprintf(format, ks) }
 	return sqsQueries{
-		insertQueue: f(`INSERT INTO %s.sqs_queues (account, name, id, shards, attributes, tags, created_ns, modified_ns, purged_ns) ` +
-			`VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) IF NOT EXISTS`),
-		selectQueue: f(`SELECT ` + queueColumns + ` FROM %s.sqs_queues WHERE account = ? AND name = ?`),
+		insertQueue: f(`INSERT INTO %s.sqs_queues (account, slot, name, id, shards, attributes, tags, created_ns, modified_ns, purged_ns) ` +
+			`VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) IF NOT EXISTS`),
+		selectQueue: f(`SELECT ` + queueColumns + ` FROM %s.sqs_queues WHERE account = ? AND slot = ? AND name = ?`),
 		updateQueue: f(`UPDATE %s.sqs_queues SET shards = ?, attributes = ?, tags = ?, created_ns = ?, modified_ns = ?, purged_ns = ? ` +
-			`WHERE account = ? AND name = ? IF id = ?`),
-		deleteQueue:     f(`DELETE FROM %s.sqs_queues WHERE account = ? AND name = ? IF id = ?`),
-		listQueuesFrom:  f(`SELECT ` + queueColumns + ` FROM %s.sqs_queues WHERE account = ? AND name >= ?`),
-		listQueuesAfter: f(`SELECT ` + queueColumns + ` FROM %s.sqs_queues WHERE account = ? AND name > ?`),
+			`WHERE account = ? AND slot = ? AND name = ? IF id = ?`),
+		deleteQueue:     f(`DELETE FROM %s.sqs_queues WHERE account = ? AND slot = ? AND name = ? IF id = ?`),
+		listQueuesFrom:  f(`SELECT ` + queueColumns + ` FROM %s.sqs_queues WHERE account = ? AND slot = ? AND name >= ?`),
+		listQueuesAfter: f(`SELECT ` + queueColumns + ` FROM %s.sqs_queues WHERE account = ? AND slot = ? AND name > ?`),
 
 		insertMessage: f(`INSERT INTO %s.sqs_messages (queue_id, shard, bucket, pos, body, attrs, sender_id, sent_ns, expires_ns, ` +
 			`group_id, dedup_id, sequence, dlq_source, receive_count, first_receive_ns, visible_ns) ` +
 			`VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) USING TTL ?`),
 		selectMessages: f(`SELECT ` + messageColumns + ` FROM %s.sqs_messages WHERE queue_id = ? AND shard = ? AND bucket = ? AND pos IN ?`),
-		locateMessages: f(`SELECT pos, sent_ns, expires_ns FROM %s.sqs_messages WHERE queue_id = ? AND shard = ? AND bucket = ? AND pos IN ?`),
+		selectMessage:  f(`SELECT ` + messageColumns + ` FROM %s.sqs_messages WHERE queue_id = ? AND shard = ? AND bucket = ? AND pos = ?`),
 		scanBucket:     f(`SELECT ` + messageColumns + ` FROM %s.sqs_messages WHERE queue_id = ? AND shard = ? AND bucket = ?`),
 		scanBucketAfter: f(`SELECT ` + messageColumns + ` FROM %s.sqs_messages ` +
 			`WHERE queue_id = ? AND shard = ? AND bucket = ? AND pos > ?`),

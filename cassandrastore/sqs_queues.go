@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 	"github.com/google/uuid"
@@ -37,7 +36,7 @@ func (qs *queueStore) CreateQueue(ctx context.Context, q *sqs.Queue) (*sqs.Queue
 	// was deleted meanwhile, the insert is tried again.
 	for range 3 {
 		row := map[string]any{}
-		applied, err := c.s.Query(qs.q.insertQueue, accountKey(q.Account), q.Name, cqlUUID(q.ID), q.Shards, attrs, q.Tags,
+		applied, err := c.s.Query(qs.q.insertQueue, accountKey(q.Account), queueSlot(q.Name), q.Name, cqlUUID(q.ID), q.Shards, attrs, q.Tags,
 			unixNs(q.CreatedAt), unixNs(q.ModifiedAt), unixNs(q.PurgedAt)).
 			SerialConsistency(qs.serial).WithContext(ctx).MapScanCAS(row)
 		if err != nil {
@@ -90,7 +89,7 @@ func (qs *queueStore) UpdateQueue(ctx context.Context, q *sqs.Queue) error {
 		return herald.Errorf(herald.EInvalid, "queue %s: attributes: %v", q.Name, err)
 	}
 	applied, err := c.s.Query(qs.q.updateQueue, q.Shards, attrs, q.Tags, unixNs(q.CreatedAt), unixNs(q.ModifiedAt), unixNs(q.PurgedAt),
-		accountKey(q.Account), q.Name, cqlUUID(q.ID)).
+		accountKey(q.Account), queueSlot(q.Name), q.Name, cqlUUID(q.ID)).
 		SerialConsistency(qs.serial).WithContext(ctx).MapScanCAS(map[string]any{})
 	if err != nil {
 		return herald.Unavailable(op, err)
@@ -111,7 +110,7 @@ func (qs *queueStore) DeleteQueue(ctx context.Context, q *sqs.Queue) error {
 	if err != nil {
 		return err
 	}
-	applied, err := c.s.Query(qs.q.deleteQueue, accountKey(q.Account), q.Name, cqlUUID(q.ID)).
+	applied, err := c.s.Query(qs.q.deleteQueue, accountKey(q.Account), queueSlot(q.Name), q.Name, cqlUUID(q.ID)).
 		SerialConsistency(qs.serial).Idempotent(false).WithContext(ctx).MapScanCAS(map[string]any{})
 	if err != nil {
 		return herald.Unavailable(op, err)
@@ -122,45 +121,10 @@ func (qs *queueStore) DeleteQueue(ctx context.Context, q *sqs.Queue) error {
 	return nil
 }
 
-// ListQueues reads one slice of the account's partition, from the later of
-// prefix and after, until a name no longer has the prefix. limit <= 0
-// returns nothing.
-func (qs *queueStore) ListQueues(ctx context.Context, account, prefix, after string, limit int) ([]*sqs.Queue, error) {
-	const op = "list queues"
-	c, err := qs.enter(ctx, op)
-	if err != nil {
-		return nil, err
-	}
-	if limit <= 0 {
-		return nil, nil
-	}
-	query := c.s.Query(qs.q.listQueuesFrom, accountKey(account), prefix)
-	if after >= prefix {
-		query = c.s.Query(qs.q.listQueuesAfter, accountKey(account), after)
-	}
-	iter := query.PageSize(pageSize(limit)).WithContext(ctx).Iter()
-	var out []*sqs.Queue
-	for len(out) < limit {
-		q, ok, err := scanQueue(iter, account)
-		if err != nil {
-			iter.Close()
-			return nil, herald.Errorf(herald.EInternal, "%s: %v", op, err)
-		}
-		if !ok || !strings.HasPrefix(q.Name, prefix) {
-			break
-		}
-		out = append(out, q)
-	}
-	if err := iter.Close(); err != nil {
-		return nil, herald.Unavailable(op, err)
-	}
-	return out, nil
-}
-
 // readQueue reads one record at the configured consistency, or at serial
 // when it is not zero (to see the outcome of a Paxos round in progress).
 func (qs *queueStore) readQueue(ctx context.Context, c *conn, account, name string, serial gocql.Consistency) (*sqs.Queue, error) {
-	query := c.s.Query(qs.q.selectQueue, accountKey(account), name).WithContext(ctx)
+	query := c.s.Query(qs.q.selectQueue, accountKey(account), queueSlot(name), name).WithContext(ctx)
 	if serial != 0 {
 		query = query.Consistency(serial)
 	}

@@ -52,7 +52,6 @@ func (qs *queueStore) ScanMessages(ctx context.Context, q *sqs.Queue, shard int,
 			if m == nil || expired(unixNs(m.ExpiresAt), nowNs) {
 				continue
 			}
-			qs.locs.put(q.ID, m.ID, loc{int32(shard), unixNs(m.ExpiresAt)})
 			out = append(out, m)
 		}
 		if err := iter.Close(); err != nil {

@@ -42,8 +42,13 @@ import "fmt"
 // deleted queue coming back would be visible to clients, so the usual rule
 // holds there (repair within gc_grace). The table is small.
 var sqsTableDefs = []struct{ name, cql string }{
-	// Queue records by account (partition) and name (clustering, byte
-	// order), so ListQueues is one slice of one partition. account is
+	// Queue records by (account, slot) (partition) and name (clustering,
+	// byte order). slot is queueSlot(name): FNV-1a of the name modulo
+	// sqsQueueSlots (128), fixed here for good, since it decides where
+	// every stored record lives. One account may hold millions of queues
+	// (one per set-top box); 128 slots keep a partition near 8,000 rows
+	// (about 4 MB) per million queues, while ListQueues reads the 128
+	// partitions concurrently and merges them (sqs_queues.go). account is
 	// stored with a ':' prefix because Cassandra refuses an empty
 	// partition key. Every write is a lightweight transaction (create IF
 	// NOT EXISTS, update and delete IF id = ?), so no plain write ever
@@ -51,6 +56,7 @@ var sqsTableDefs = []struct{ name, cql string }{
 	// times are Unix nanoseconds (0 for zero). Rewritten in place: LCS.
 	{"sqs_queues", `CREATE TABLE IF NOT EXISTS %[1]s.sqs_queues (
 		account text,
+		slot int,
 		name text,
 		id uuid,
 		shards int,
@@ -59,7 +65,7 @@ var sqsTableDefs = []struct{ name, cql string }{
 		created_ns bigint,
 		modified_ns bigint,
 		purged_ns bigint,
-		PRIMARY KEY (account, name)
+		PRIMARY KEY ((account, slot), name)
 	) WITH CLUSTERING ORDER BY (name ASC) AND ` + leveled},
 
 	// Messages, one partition per (queue, shard, minute of ID time). pos
@@ -69,8 +75,10 @@ var sqsTableDefs = []struct{ name, cql string }{
 	// signed bytes). attrs is the JSON of the user and system attributes.
 	// receive_count, first_receive_ns and visible_ns are the delivery
 	// state: a receive updates those cells only, never the body. Every
-	// cell carries the message's TTL; rows whose sent_ns is null are
-	// leftovers of a state update that raced a delete and are ignored.
+	// cell carries the message's TTL (the state cells an estimate of it,
+	// see stateExpiryMs); rows whose sent_ns is null are state cells
+	// written without a message (a state update that raced a delete) and
+	// are ignored.
 	{"sqs_messages", `CREATE TABLE IF NOT EXISTS %[1]s.sqs_messages (
 		queue_id uuid,
 		shard int,

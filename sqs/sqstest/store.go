@@ -101,8 +101,12 @@ func (e *storeEnv) createSharded(name string, shards int) *sqs.Queue {
 	return q
 }
 
+// Each message goes to its shard, ShardOf(ID), as the Service puts it.
 func (e *storeEnv) put(q *sqs.Queue, msgs ...*sqs.Message) {
 	e.t.Helper()
+	for _, m := range msgs {
+		m.Shard = sqs.ShardOf(m.ID, q.Shards)
+	}
 	if err := e.store.PutMessages(e.ctx, q, msgs); err != nil {
 		e.t.Fatalf("PutMessages: %v", err)
 	}

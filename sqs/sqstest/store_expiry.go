@@ -27,15 +27,11 @@ func testStoreExpiry(e *storeEnv) {
 	exp := NowMilli().Add(storeTTL)
 	short := msgs(e.now.Add(-time.Minute), "short", 3)
 	long := msgs(e.now.Add(-time.Minute+10*time.Millisecond), "long", 3)
-	for i, m := range short {
+	for _, m := range short {
 		m.ExpiresAt = exp
-		m.Shard = i % 2
-	}
-	for i, m := range long {
-		m.Shard = i % 2
 	}
 	all := append(slices.Clone(short), long...)
-	e.put(q, all...)
+	e.put(q, all...) // each to its ShardOf
 	ids := make([]uuid.UUID, len(all))
 	for i, m := range all {
 		ids[i] = m.ID
