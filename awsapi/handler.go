@@ -1,12 +1,14 @@
 package awsapi
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 
 	"github.com/google/uuid"
 
@@ -103,20 +105,26 @@ func New(cfg Config) *Handler {
 // ServeHTTP authenticates an AWS request and hands it to its service.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c := &Call{RequestID: uuid.NewString(), Request: r}
-	w.Header().Set("x-amzn-RequestId", c.RequestID)
+	// Set by its canonical key, which Header.Set would work out (and
+	// allocate) on every request.
+	w.Header()["X-Amzn-Requestid"] = []string{c.RequestID}
 	rw := &doneWriter{ResponseWriter: w}
 	defer h.recoverPanic(rw, c)
 
 	if isJSONRequest(r) {
-		h.serveJSON(rw, c, r.Header.Get(headerTarget))
+		// The JSON decoder copies every value it keeps, so the body's
+		// buffer can serve the next request once this one is answered.
+		buf := bodyBuffers.Get().(*bytes.Buffer)
+		defer releaseBodyBuffer(buf)
+		h.serveJSON(rw, c, r.Header.Get(headerTarget), buf)
 		return
 	}
 	h.serveQuery(rw, c)
 }
 
 // serveJSON routes an AWS JSON 1.0 request by its X-Amz-Target.
-func (h *Handler) serveJSON(w http.ResponseWriter, c *Call, target string) {
-	if err := h.readBody(c); err != nil {
+func (h *Handler) serveJSON(w http.ResponseWriter, c *Call, target string, buf *bytes.Buffer) {
+	if err := h.readBody(c, buf); err != nil {
 		h.sqs.writeJSONError(w, c, err)
 		return
 	}
@@ -135,7 +143,7 @@ func (h *Handler) serveJSON(w http.ResponseWriter, c *Call, target string) {
 
 // serveQuery routes a Query request to its service.
 func (h *Handler) serveQuery(w http.ResponseWriter, c *Call) {
-	if err := h.readBody(c); err != nil {
+	if err := h.readBody(c, new(bytes.Buffer)); err != nil {
 		h.sqs.WriteQueryError(w, c, err)
 		return
 	}
@@ -182,18 +190,39 @@ func (h *Handler) queryService(c *Call) QueryService {
 	return h.sqs
 }
 
-// readBody reads the request body into c, at most h.limit bytes.
-func (h *Handler) readBody(c *Call) error {
-	body, err := io.ReadAll(http.MaxBytesReader(nil, c.Request.Body, h.limit))
-	if err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			return errBodyTooLarge(tooLarge.Limit)
-		}
-		return errUnreadableBody(err)
+// readBody reads the request body into buf and c, at most h.limit bytes.
+// A declared length sizes buf at once rather than by doubling.
+func (h *Handler) readBody(c *Call, buf *bytes.Buffer) error {
+	r := c.Request
+	if r.ContentLength > h.limit {
+		return errBodyTooLarge(h.limit)
 	}
-	c.Body = body
+	if r.ContentLength > 0 {
+		buf.Grow(int(r.ContentLength) + bytes.MinRead) // MinRead: room to see EOF
+	}
+	if r.Body != nil {
+		if _, err := buf.ReadFrom(&io.LimitedReader{R: r.Body, N: h.limit + 1}); err != nil {
+			return errUnreadableBody(err)
+		}
+	}
+	if int64(buf.Len()) > h.limit {
+		return errBodyTooLarge(h.limit)
+	}
+	c.Body = buf.Bytes()
 	return nil
+}
+
+// bodyBuffers holds the body buffers of JSON requests.
+var bodyBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// releaseBodyBuffer pools buf unless a large request grew it; those are
+// left to the collector rather than pinned.
+func releaseBodyBuffer(buf *bytes.Buffer) {
+	if buf.Cap() > maxPooledBuffer {
+		return
+	}
+	buf.Reset()
+	bodyBuffers.Put(buf)
 }
 
 // authenticate checks c's signature and fills in who is calling and how.

@@ -2,34 +2,61 @@ package awsapi
 
 import (
 	"bytes"
-	"encoding/json"
-	"errors"
+	"encoding/base64"
 	"fmt"
-	"reflect"
+	"slices"
+	"strings"
+	"sync"
 
-	"github.com/heraldmq/herald/internal/jsonobj"
+	"github.com/heraldmq/herald/internal/jsonscan"
 	"github.com/heraldmq/herald/sqs"
 )
 
-// jsonDecoder reads the JSON 1.0 body of one request.
+// jsonDecoder reads the JSON 1.0 body of one request in a single strict
+// pass (internal/jsonscan): member names match exactly, a name may appear
+// once per object, null means absent, and members Herald does not know are
+// skipped (still validated), as newer SDKs may send them. Every string it
+// returns is a copy, so the body may be reused once the action returns.
 type jsonDecoder struct {
+	r       jsonscan.Reader
 	body    []byte
-	pathURL string // the queue URL of the request path, or ""
+	pathURL string   // the queue URL of the request path, or ""
+	path    []string // member names of a failure, innermost first
 }
 
+var jsonDecoders = sync.Pool{New: func() any { return new(jsonDecoder) }}
+
+// newJSONDecoder returns a pooled decoder for c; release it when done.
 func newJSONDecoder(c *Call) *jsonDecoder {
-	return &jsonDecoder{body: c.Body, pathURL: pathQueueURL(c)}
+	d := jsonDecoders.Get().(*jsonDecoder)
+	d.body = c.Body
+	d.pathURL = pathQueueURL(c)
+	d.path = d.path[:0]
+	return d
 }
 
-// decode reads the request object into fields (member name → pointer).
-// Any decoding failure is a SerializationException.
-func (d *jsonDecoder) decode(fields map[string]any) error {
+func (d *jsonDecoder) release() {
+	d.body = nil
+	d.r.Reset(nil) // drop the body, keep the scratch buffer
+	jsonDecoders.Put(d)
+}
+
+// decode reads the request object, calling member for each of its members
+// that is not null; member reads the value with one of the decoder's value
+// methods, or ignores it by returning nil. Any failure is a
+// SerializationException naming the member path.
+func (d *jsonDecoder) decode(member func(name []byte) error) error {
 	body := d.body
 	if len(bytes.TrimSpace(body)) == 0 {
 		body = []byte("{}") // curl and hand-written clients may send nothing
 	}
-	if err := decodeMembers(body, fields); err != nil {
-		return errSerialization("%s", describeJSONError(err))
+	d.r.Reset(body)
+	err := d.object(member)
+	if err == nil {
+		err = d.r.End()
+	}
+	if err != nil {
+		return errSerialization("%s", d.describe(err))
 	}
 	return nil
 }
@@ -42,159 +69,304 @@ func (d *jsonDecoder) queueURL(member string) string {
 	return d.pathURL
 }
 
-// decodeMembers decodes the JSON object data member by member into the
-// targets of fields. Names match exactly (encoding/json would match
-// "queueurl" too), a name may appear once, null means absent, and members
-// Herald does not know are ignored, as newer SDKs may send them.
-func decodeMembers(data []byte, fields map[string]any) error {
-	return jsonobj.Members(data, func(name string, value json.RawMessage) error {
-		target, ok := fields[name]
-		if !ok || string(value) == "null" {
+// describe says what is wrong and where, without Go type names.
+func (d *jsonDecoder) describe(err error) string {
+	if len(d.path) == 0 {
+		return "malformed request: " + err.Error()
+	}
+	slices.Reverse(d.path)
+	return "malformed member " + strings.Join(d.path, ".") + ": " + err.Error()
+}
+
+// object reads an object, calling member for each member whose value is
+// not null. A failure records the member's name in d.path on its way out,
+// so that the outermost caller can name the whole path.
+func (d *jsonDecoder) object(member func(name []byte) error) error {
+	if d.r.Kind() != jsonscan.Object {
+		return d.mismatch("an object")
+	}
+	var names memberNames
+	return d.r.ObjectBytes(func(name []byte) error {
+		if !names.add(name) {
+			return fmt.Errorf("member %q appears more than once", name)
+		}
+		if d.r.Null() {
 			return nil
 		}
-		if err := json.Unmarshal(value, target); err != nil {
-			return &memberError{name: name, err: err}
+		if err := member(name); err != nil {
+			d.path = append(d.path, string(name))
+			return err
 		}
 		return nil
 	})
 }
 
-// memberError locates a decoding failure at a member, nested members
-// building a path like Entries.MessageAttributes.color.DataType.
-type memberError struct {
-	name string
-	err  error
+// array reads an array, calling element for each element, nulls included.
+func (d *jsonDecoder) array(element func() error) error {
+	if d.r.Kind() != jsonscan.Array {
+		return d.mismatch("a list")
+	}
+	return d.r.Array(func(int) error { return element() })
 }
 
-func (e *memberError) Error() string { return e.name + ": " + e.err.Error() }
-func (e *memberError) Unwrap() error { return e.err }
-
-// describeJSONError says what is wrong without Go type names.
-func describeJSONError(err error) string {
-	path := ""
-	for {
-		var me *memberError
-		if !errors.As(err, &me) {
-			break
-		}
-		if path != "" {
-			path += "."
-		}
-		path += me.name
-		err = me.err
+// str reads a string.
+func (d *jsonDecoder) str(dst *string) error {
+	if d.r.Kind() != jsonscan.String {
+		return d.mismatch("a string")
 	}
-	msg := err.Error()
-	var typeErr *json.UnmarshalTypeError
-	if errors.As(err, &typeErr) {
-		msg = fmt.Sprintf("expected %s, found %s", jsonKind(typeErr.Type), typeErr.Value)
-	}
-	if path == "" {
-		return "malformed request: " + msg
-	}
-	return "malformed member " + path + ": " + msg
-}
-
-// jsonKind names the JSON type a Go type is read from.
-func jsonKind(t reflect.Type) string {
-	switch t.Kind() {
-	case reflect.Int, reflect.Int32, reflect.Int64:
-		return "an integer"
-	case reflect.String:
-		return "a string"
-	case reflect.Bool:
-		return "a boolean"
-	case reflect.Slice:
-		if t.Elem().Kind() == reflect.Uint8 {
-			return "a base64 string"
-		}
-		return "a list"
-	case reflect.Map, reflect.Struct:
-		return "an object"
-	}
-	return t.String()
-}
-
-// stringMap is a JSON object of strings (queue attributes, tags) whose
-// names must be distinct.
-type stringMap map[string]string
-
-func (m *stringMap) UnmarshalJSON(data []byte) error {
-	out := stringMap{}
-	err := jsonobj.Members(data, func(name string, value json.RawMessage) error {
-		var s string
-		if err := json.Unmarshal(value, &s); err != nil {
-			return &memberError{name: name, err: err}
-		}
-		out[name] = s
-		return nil
-	})
-	*m = out
+	s, err := d.r.String()
+	*dst = s
 	return err
 }
 
-// attributeMap is a JSON object of message attributes by name.
-type attributeMap map[string]sqs.MessageAttributeValue
+// integer reads an integer. As with encoding/json, a number with a
+// fraction, an exponent or beyond int's range is the wrong type.
+func (d *jsonDecoder) integer(dst **int) error {
+	if d.r.Kind() != jsonscan.Number {
+		return d.mismatch("an integer")
+	}
+	text, err := d.r.Number()
+	if err != nil {
+		return err
+	}
+	n, ok := parseInt(text)
+	if !ok {
+		return &typeError{want: "an integer", found: "number " + string(text)}
+	}
+	*dst = &n
+	return nil
+}
 
-func (m *attributeMap) UnmarshalJSON(data []byte) error {
-	out := attributeMap{}
-	err := jsonobj.Members(data, func(name string, value json.RawMessage) error {
+// parseInt parses the text of a JSON number as an int, reporting false
+// for fractions, exponents and overflow.
+func parseInt(text []byte) (int, bool) {
+	neg := len(text) > 0 && text[0] == '-'
+	if neg {
+		text = text[1:]
+	}
+	const limit = uint64(1<<63 - 1)
+	var n uint64
+	for _, c := range text {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		d := uint64(c - '0')
+		if n > (limit+1-d)/10 { // limit+1 admits -(1<<63)
+			return 0, false
+		}
+		n = n*10 + d
+	}
+	if !neg && n > limit {
+		return 0, false
+	}
+	if neg {
+		return int(-n), true
+	}
+	return int(n), true
+}
+
+// binary reads a base64 string (standard alphabet, padded). An empty
+// string is an empty, non-nil value, as encoding/json decodes it.
+func (d *jsonDecoder) binary(dst *[]byte) error {
+	if d.r.Kind() != jsonscan.String {
+		return d.mismatch("a base64 string")
+	}
+	text, err := d.r.StringBytes()
+	if err != nil {
+		return err
+	}
+	out := make([]byte, base64.StdEncoding.DecodedLen(len(text)))
+	n, err := base64.StdEncoding.Decode(out, text)
+	if err != nil {
+		return err
+	}
+	*dst = out[:n]
+	return nil
+}
+
+// stringList reads a list of strings; a null element is "", as
+// encoding/json reads it.
+func (d *jsonDecoder) stringList(dst *[]string) error {
+	list := []string{}
+	err := d.array(func() error {
+		var s string
+		if !d.r.Null() {
+			if err := d.str(&s); err != nil {
+				return err
+			}
+		}
+		list = append(list, s)
+		return nil
+	})
+	*dst = list
+	return err
+}
+
+// stringMap reads an object of strings (queue attributes, tags); a null
+// value is "", as encoding/json reads it.
+func (d *jsonDecoder) stringMap(dst *map[string]string) error {
+	if d.r.Kind() != jsonscan.Object {
+		return d.mismatch("an object")
+	}
+	out := map[string]string{}
+	*dst = out
+	return d.r.ObjectBytes(func(name []byte) error {
+		if _, dup := out[string(name)]; dup {
+			return fmt.Errorf("member %q appears more than once", name)
+		}
+		var s string
+		if !d.r.Null() {
+			if err := d.str(&s); err != nil {
+				d.path = append(d.path, string(name))
+				return err
+			}
+		}
+		out[string(name)] = s
+		return nil
+	})
+}
+
+// attributes reads message attributes by name.
+func (d *jsonDecoder) attributes(dst *map[string]sqs.MessageAttributeValue) error {
+	if d.r.Kind() != jsonscan.Object {
+		return d.mismatch("an object")
+	}
+	out := map[string]sqs.MessageAttributeValue{}
+	*dst = out
+	return d.r.ObjectBytes(func(name []byte) error {
+		if _, dup := out[string(name)]; dup {
+			return fmt.Errorf("member %q appears more than once", name)
+		}
 		var a sqs.MessageAttributeValue
 		// StringListValues and BinaryListValues are reserved by AWS and
 		// not implemented; they are ignored like any unknown member.
-		err := decodeMembers(value, map[string]any{
-			"DataType":    &a.DataType,
-			"StringValue": &a.StringValue,
-			"BinaryValue": &a.BinaryValue,
+		err := d.object(func(member []byte) error {
+			switch string(member) {
+			case "DataType":
+				return d.str(&a.DataType)
+			case "StringValue":
+				return d.str(&a.StringValue)
+			case "BinaryValue":
+				return d.binary(&a.BinaryValue)
+			}
+			return nil
 		})
 		if err != nil {
-			return &memberError{name: name, err: err}
+			d.path = append(d.path, string(name))
+			return err
 		}
-		out[name] = a
+		out[string(name)] = a
 		return nil
 	})
-	*m = out
+}
+
+// sendEntries reads SendMessageBatchRequestEntry values.
+func (d *jsonDecoder) sendEntries(dst *[]sqs.SendMessageBatchEntry) error {
+	entries := []sqs.SendMessageBatchEntry{}
+	err := d.array(func() error {
+		var e sqs.SendMessageBatchEntry
+		err := d.object(func(name []byte) error {
+			switch string(name) {
+			case "Id":
+				return d.str(&e.ID)
+			case "MessageBody":
+				return d.str(&e.MessageBody)
+			case "DelaySeconds":
+				return d.integer(&e.DelaySeconds)
+			case "MessageAttributes":
+				return d.attributes(&e.MessageAttributes)
+			case "MessageSystemAttributes":
+				return d.attributes(&e.MessageSystemAttributes)
+			case "MessageDeduplicationId":
+				return d.str(&e.MessageDeduplicationID)
+			case "MessageGroupId":
+				return d.str(&e.MessageGroupID)
+			}
+			return nil
+		})
+		entries = append(entries, e)
+		return err
+	})
+	*dst = entries
 	return err
 }
 
-// sendEntry is one SendMessageBatchRequestEntry.
-type sendEntry sqs.SendMessageBatchEntry
-
-func (e *sendEntry) UnmarshalJSON(data []byte) error {
-	return decodeMembers(data, map[string]any{
-		"Id":                      &e.ID,
-		"MessageBody":             &e.MessageBody,
-		"DelaySeconds":            &e.DelaySeconds,
-		"MessageAttributes":       (*attributeMap)(&e.MessageAttributes),
-		"MessageSystemAttributes": (*attributeMap)(&e.MessageSystemAttributes),
-		"MessageDeduplicationId":  &e.MessageDeduplicationID,
-		"MessageGroupId":          &e.MessageGroupID,
+// handleEntries reads DeleteMessageBatch and ChangeMessageVisibilityBatch
+// request entries.
+func (d *jsonDecoder) handleEntries(dst *[]sqs.BatchHandleEntry) error {
+	entries := []sqs.BatchHandleEntry{}
+	err := d.array(func() error {
+		var e sqs.BatchHandleEntry
+		err := d.object(func(name []byte) error {
+			switch string(name) {
+			case "Id":
+				return d.str(&e.ID)
+			case "ReceiptHandle":
+				return d.str(&e.ReceiptHandle)
+			case "VisibilityTimeout":
+				return d.integer(&e.VisibilityTimeout)
+			}
+			return nil
+		})
+		entries = append(entries, e)
+		return err
 	})
+	*dst = entries
+	return err
 }
 
-// handleEntry is one DeleteMessageBatch or ChangeMessageVisibilityBatch
-// request entry.
-type handleEntry sqs.BatchHandleEntry
-
-func (e *handleEntry) UnmarshalJSON(data []byte) error {
-	return decodeMembers(data, map[string]any{
-		"Id":                &e.ID,
-		"ReceiptHandle":     &e.ReceiptHandle,
-		"VisibilityTimeout": &e.VisibilityTimeout,
-	})
-}
-
-func sendEntries(in []sendEntry) []sqs.SendMessageBatchEntry {
-	out := make([]sqs.SendMessageBatchEntry, len(in))
-	for i, e := range in {
-		out[i] = sqs.SendMessageBatchEntry(e)
+// mismatch reports a value of the wrong JSON type, or the syntax error
+// that makes it no value at all.
+func (d *jsonDecoder) mismatch(want string) error {
+	found := d.r.Kind()
+	if err := d.r.Skip(); err != nil {
+		return err
 	}
-	return out
+	return &typeError{want: want, found: found.String()}
 }
 
-func handleEntries(in []handleEntry) []sqs.BatchHandleEntry {
-	out := make([]sqs.BatchHandleEntry, len(in))
-	for i, e := range in {
-		out[i] = sqs.BatchHandleEntry(e)
+// typeError is a member of the wrong JSON type, worded as
+// encoding/json's UnmarshalTypeError was: "expected an integer, found
+// string".
+type typeError struct {
+	want, found string
+}
+
+func (e *typeError) Error() string { return "expected " + e.want + ", found " + e.found }
+
+// memberNames remembers the member names of one object to reject
+// repeats. Objects in requests have a handful of members, compared
+// linearly without allocating; a map takes over for hostile ones with
+// many.
+type memberNames struct {
+	few  [16][]byte
+	n    int
+	many map[string]struct{}
+}
+
+// add records name and reports whether it is new.
+func (s *memberNames) add(name []byte) bool {
+	if s.many != nil {
+		if _, dup := s.many[string(name)]; dup {
+			return false
+		}
+		s.many[string(name)] = struct{}{}
+		return true
 	}
-	return out
+	for _, seen := range s.few[:s.n] {
+		if bytes.Equal(seen, name) {
+			return false
+		}
+	}
+	if s.n < len(s.few) {
+		s.few[s.n] = name
+		s.n++
+		return true
+	}
+	s.many = make(map[string]struct{}, 2*len(s.few))
+	for _, seen := range s.few {
+		s.many[string(seen)] = struct{}{}
+	}
+	s.many[string(name)] = struct{}{}
+	return true
 }

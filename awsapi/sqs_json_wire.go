@@ -8,9 +8,16 @@ import (
 
 // JSON 1.0 response shapes, member names as in the SQS service model.
 
+// jsonErrorBody is an error answer: {"__type", "message"}.
 type jsonErrorBody struct {
-	Type    string `json:"__type"`
-	Message string `json:"message"`
+	Type    string
+	Message string
+}
+
+func (e jsonErrorBody) appendJSON(dst []byte) ([]byte, error) {
+	dst = appendStringMember(append(dst, '{'), "__type", e.Type)
+	dst = appendStringMember(dst, "message", e.Message)
+	return append(dst, '}'), nil
 }
 
 type jsonQueueURL struct {
@@ -42,116 +49,6 @@ type jsonTaskHandle struct {
 
 type jsonMoved struct {
 	ApproximateNumberOfMessagesMoved int64 `json:"ApproximateNumberOfMessagesMoved"`
-}
-
-type jsonSendMessage struct {
-	MessageID                    string `json:"MessageId"`
-	MD5OfMessageBody             string `json:"MD5OfMessageBody"`
-	MD5OfMessageAttributes       string `json:"MD5OfMessageAttributes,omitempty"`
-	MD5OfMessageSystemAttributes string `json:"MD5OfMessageSystemAttributes,omitempty"`
-	SequenceNumber               string `json:"SequenceNumber,omitempty"`
-}
-
-func jsonSendResult(out sqs.SendMessageOutput) jsonSendMessage {
-	return jsonSendMessage{
-		MessageID:                    out.MessageID,
-		MD5OfMessageBody:             out.MD5OfMessageBody,
-		MD5OfMessageAttributes:       out.MD5OfMessageAttributes,
-		MD5OfMessageSystemAttributes: out.MD5OfMessageSystemAttributes,
-		SequenceNumber:               out.SequenceNumber,
-	}
-}
-
-type jsonSendBatchEntry struct {
-	ID string `json:"Id"`
-	jsonSendMessage
-}
-
-type jsonBatchError struct {
-	ID          string `json:"Id"`
-	Code        string `json:"Code"`
-	Message     string `json:"Message,omitempty"`
-	SenderFault bool   `json:"SenderFault"`
-}
-
-type jsonSendBatch struct {
-	Successful []jsonSendBatchEntry `json:"Successful"`
-	Failed     []jsonBatchError     `json:"Failed"`
-}
-
-func jsonSendBatchResult(out sqs.SendMessageBatchOutput) jsonSendBatch {
-	res := jsonSendBatch{Successful: []jsonSendBatchEntry{}, Failed: jsonBatchErrors(out.Failed)}
-	for _, e := range out.Successful {
-		res.Successful = append(res.Successful, jsonSendBatchEntry{ID: e.ID, jsonSendMessage: jsonSendResult(e.SendMessageOutput)})
-	}
-	return res
-}
-
-func jsonBatchErrors(in []sqs.BatchResultErrorEntry) []jsonBatchError {
-	out := []jsonBatchError{}
-	for _, e := range in {
-		out = append(out, jsonBatchError{ID: e.ID, Code: e.Code, Message: e.Message, SenderFault: e.SenderFault})
-	}
-	return out
-}
-
-type jsonEntryID struct {
-	ID string `json:"Id"`
-}
-
-type jsonIDs struct {
-	Successful []jsonEntryID    `json:"Successful"`
-	Failed     []jsonBatchError `json:"Failed"`
-}
-
-func jsonIDsResult(out sqs.BatchIDsOutput) jsonIDs {
-	res := jsonIDs{Successful: []jsonEntryID{}, Failed: jsonBatchErrors(out.Failed)}
-	for _, id := range out.Successful {
-		res.Successful = append(res.Successful, jsonEntryID{ID: id})
-	}
-	return res
-}
-
-type jsonMessageAttribute struct {
-	DataType    string `json:"DataType"`
-	StringValue string `json:"StringValue,omitempty"`
-	BinaryValue []byte `json:"BinaryValue,omitempty"` // base64, as encoding/json writes []byte
-}
-
-type jsonMessage struct {
-	MessageID              string                          `json:"MessageId"`
-	ReceiptHandle          string                          `json:"ReceiptHandle"`
-	MD5OfBody              string                          `json:"MD5OfBody"`
-	Body                   string                          `json:"Body"`
-	Attributes             map[string]string               `json:"Attributes,omitempty"`
-	MD5OfMessageAttributes string                          `json:"MD5OfMessageAttributes,omitempty"`
-	MessageAttributes      map[string]jsonMessageAttribute `json:"MessageAttributes,omitempty"`
-}
-
-type jsonReceive struct {
-	Messages []jsonMessage `json:"Messages,omitempty"`
-}
-
-func jsonReceiveResult(out sqs.ReceiveMessageOutput) jsonReceive {
-	var res jsonReceive
-	for _, m := range out.Messages {
-		jm := jsonMessage{
-			MessageID:              m.MessageID,
-			ReceiptHandle:          m.ReceiptHandle,
-			MD5OfBody:              m.MD5OfBody,
-			Body:                   m.Body,
-			Attributes:             m.Attributes,
-			MD5OfMessageAttributes: m.MD5OfMessageAttributes,
-		}
-		if len(m.MessageAttributes) > 0 {
-			jm.MessageAttributes = make(map[string]jsonMessageAttribute, len(m.MessageAttributes))
-			for name, a := range m.MessageAttributes {
-				jm.MessageAttributes[name] = jsonMessageAttribute{DataType: a.DataType, StringValue: a.StringValue, BinaryValue: a.BinaryValue}
-			}
-		}
-		res.Messages = append(res.Messages, jm)
-	}
-	return res
 }
 
 type jsonMoveTask struct {

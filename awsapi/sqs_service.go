@@ -2,7 +2,6 @@ package awsapi
 
 import (
 	"context"
-	"encoding/json"
 	"encoding/xml"
 	"errors"
 	"log/slog"
@@ -35,19 +34,16 @@ func (s *sqsService) serveJSON(w http.ResponseWriter, c *Call) {
 		s.writeJSONError(w, c, sqs.ErrInvalidAction(c.Action))
 		return
 	}
-	out, err := act(c.Request.Context(), s.api, callerOf(c), newJSONDecoder(c))
+	d := newJSONDecoder(c)
+	defer d.release()
+	out, err := act(c.Request.Context(), s.api, callerOf(c), d)
 	if err != nil {
 		s.writeJSONError(w, c, err)
 		return
 	}
-	body, err := json.Marshal(out)
-	if err != nil {
+	if err := writeJSONResponse(w, http.StatusOK, out); err != nil {
 		s.writeJSONError(w, c, sqs.ErrInternal(err))
-		return
 	}
-	w.Header().Set("Content-Type", jsonContentType)
-	w.WriteHeader(http.StatusOK)
-	w.Write(body)
 }
 
 // ServeQuery answers a Query request for c.Action.
@@ -88,11 +84,8 @@ func (s *sqsService) writeJSONError(w http.ResponseWriter, c *Call, err error) {
 	if coralErrors[e.Code] {
 		jsonType = "com.amazon.coral.service#" + e.Code
 	}
-	body, _ := json.Marshal(jsonErrorBody{Type: jsonType, Message: e.Message})
-	w.Header().Set("Content-Type", jsonContentType)
 	w.Header().Set("x-amzn-query-error", e.QueryErrorHeader())
-	w.WriteHeader(e.Status)
-	w.Write(body)
+	writeJSONResponse(w, e.Status, jsonErrorBody{Type: jsonType, Message: e.Message})
 }
 
 // toError converts any error met answering c into an *sqs.Error, logging
