@@ -26,6 +26,23 @@ type Config struct {
 	Duration    time.Duration // how long to run (0: until Requests)
 	Requests    int           // stop after this many calls (0: until Duration)
 	Progress    io.Writer     // where to draw a progress bar; nil for none
+	// Rate, when positive, paces the run at this many calls per second in
+	// all (an open-loop load, as wrk2 does): call i is due at start +
+	// i/Rate, and its latency counts from when it was due, so a server
+	// that falls behind shows its queueing delay instead of hiding it
+	// (no coordinated omission). Zero runs every worker flat out.
+	Rate float64
+}
+
+// scheduledKey carries a paced call's due time in its context.
+type scheduledKey struct{}
+
+// Scheduled returns when the call running with ctx was due under a paced
+// run, or the zero time when the run is not paced. An Op that measures
+// parts of itself (one API call of several) counts its first part from it.
+func Scheduled(ctx context.Context) time.Time {
+	t, _ := ctx.Value(scheduledKey{}).(time.Time)
+	return t
 }
 
 // Result is what one run measured.
@@ -84,6 +101,7 @@ func Run(ctx context.Context, name string, cfg Config, op Op) Result {
 	}
 	var (
 		issued, done, items, errs atomic.Int64
+		ticket                    atomic.Int64 // paced runs: the next call's number
 		firstErr                  atomic.Value
 		wg                        sync.WaitGroup
 		latencies                 = make([][]time.Duration, cfg.Concurrency)
@@ -96,8 +114,19 @@ func Run(ctx context.Context, name string, cfg Config, op Op) Result {
 				if cfg.Requests > 0 && issued.Add(1) > int64(cfg.Requests) {
 					return
 				}
-				t0 := time.Now()
-				n, err := op(runCtx, w, seq)
+				opCtx, t0 := runCtx, time.Now()
+				if cfg.Rate > 0 {
+					due := start.Add(time.Duration(float64(ticket.Add(1)-1) / cfg.Rate * float64(time.Second)))
+					if wait := time.Until(due); wait > 0 {
+						select {
+						case <-time.After(wait):
+						case <-runCtx.Done():
+							return
+						}
+					}
+					opCtx, t0 = context.WithValue(runCtx, scheduledKey{}, due), due
+				}
+				n, err := op(opCtx, w, seq)
 				d := time.Since(t0)
 				if err != nil {
 					if runCtx.Err() != nil {

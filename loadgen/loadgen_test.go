@@ -77,3 +77,28 @@ func TestSummarizeComputesRatesAndPercentiles(t *testing.T) {
 		t.Fatalf("empty summary %+v", empty)
 	}
 }
+
+func TestPacedRunKeepsItsRateAndCountsQueueingDelay(t *testing.T) {
+	// 200 calls/s for 1 s: about 200 calls, however many workers there are.
+	r := Run(context.Background(), "paced", Config{Concurrency: 8, Duration: time.Second, Rate: 200},
+		func(ctx context.Context, w, seq int) (int, error) {
+			if Scheduled(ctx).IsZero() {
+				return 0, errors.New("a paced call carries no due time")
+			}
+			return 1, nil
+		})
+	if r.Errors > 0 || r.Calls < 170 || r.Calls > 205 {
+		t.Fatalf("paced run made %d calls (%d errors: %s), want about 200", r.Calls, r.Errors, r.FirstError)
+	}
+
+	// One worker, 100 calls/s, each call taking 30 ms: calls fall behind
+	// their due times, and the latencies show it (well over 30 ms).
+	slow := Run(context.Background(), "behind", Config{Concurrency: 1, Duration: time.Second, Rate: 100},
+		func(ctx context.Context, w, seq int) (int, error) {
+			time.Sleep(30 * time.Millisecond)
+			return 1, nil
+		})
+	if slow.P99 < 200*time.Millisecond {
+		t.Fatalf("a server falling behind shows p99 %v; the delay since each call was due is hidden", slow.P99)
+	}
+}

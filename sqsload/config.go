@@ -19,6 +19,7 @@ type Config struct {
 	Batch       int           // messages per send and delete call and at most per receive (1..10)
 	MessageSize int           // bytes of every message body
 	Mix         Mix           // what each worker cycle does
+	Rate        float64       // worker cycles per second in all, paced (open loop); 0: flat out
 	Wait        int           // ReceiveMessage WaitTimeSeconds
 	// Visibility is ReceiveMessage's VisibilityTimeout; negative chooses:
 	// 0 when the mix receives without deleting (so pre-filled messages

@@ -109,7 +109,7 @@ func RunMix(ctx context.Context, cfg Config) (report MixReport, err error) {
 	w := mixWorkers{client: c, cfg: cfg, queues: queues, tally: tally,
 		received: make([][]Message, cfg.Concurrency), handles: make([][]string, cfg.Concurrency)}
 	report.Cycles = loadgen.Run(ctx, "cycle", loadgen.Config{Concurrency: cfg.Concurrency, Duration: cfg.Duration,
-		Requests: cfg.Requests, Progress: cfg.Progress}, w.cycle)
+		Requests: cfg.Requests, Progress: cfg.Progress, Rate: cfg.Rate}, w.cycle)
 	report.Elapsed = report.Cycles.Elapsed
 	report.Actions, report.All = tally.Results(report.Elapsed, cfg.Concurrency)
 	report.CallsPerSec = report.All.CallsPerSec
@@ -142,8 +142,18 @@ type mixWorkers struct {
 func (m *mixWorkers) cycle(ctx context.Context, worker, seq int) (int, error) {
 	q := &m.queues[(worker+seq*m.cfg.Concurrency)%len(m.queues)]
 	sent := 0
+	// In a paced run the cycle's first call counts from when the cycle was
+	// due, so time spent waiting for a free worker is not hidden.
+	due := loadgen.Scheduled(ctx)
+	startCall := func() time.Time {
+		if t := due; !t.IsZero() {
+			due = time.Time{}
+			return t
+		}
+		return time.Now()
+	}
 	for range m.cfg.Mix.Sends {
-		t0 := time.Now()
+		t0 := startCall()
 		n, err := m.client.Send(ctx, q.send, m.cfg.Batch)
 		if err := m.record(ctx, worker, q.send.Action(), t0, n, err); err != nil {
 			return sent, err
@@ -154,7 +164,7 @@ func (m *mixWorkers) cycle(ctx context.Context, worker, seq int) (int, error) {
 	defer func() { m.received[worker] = received[:0] }()
 	for range m.cfg.Mix.Receives {
 		before := len(received)
-		t0 := time.Now()
+		t0 := startCall()
 		var err error
 		received, err = m.client.Receive(ctx, q.receive, received)
 		if err := m.record(ctx, worker, ActionReceiveMessage, t0, len(received)-before, err); err != nil {
@@ -171,7 +181,7 @@ func (m *mixWorkers) cycle(ctx context.Context, worker, seq int) (int, error) {
 	m.handles[worker] = handles
 	for start := 0; start < len(handles); start += m.cfg.Batch {
 		chunk := handles[start:min(start+m.cfg.Batch, len(handles))]
-		t0 := time.Now()
+		t0 := startCall()
 		action, n, err := m.client.Delete(ctx, q.url, chunk, m.cfg.Batch > 1)
 		if err := m.record(ctx, worker, action, t0, n, err); err != nil {
 			return sent, err
