@@ -4,6 +4,7 @@ import (
 	"crypto/md5"
 	"encoding/binary"
 	"encoding/hex"
+	"io"
 	"slices"
 )
 
@@ -15,8 +16,10 @@ const (
 
 // MD5OfBody returns MD5OfMessageBody: the hex MD5 of the body's UTF-8 bytes.
 func MD5OfBody(body string) string {
-	sum := md5.Sum([]byte(body))
-	return hex.EncodeToString(sum[:])
+	h := md5.New()
+	io.WriteString(h, body) // no copy of the body, unlike []byte(body)
+	var sum [md5.Size]byte
+	return hex.EncodeToString(h.Sum(sum[:0]))
 }
 
 // MD5OfMessageAttributes returns MD5OfMessageAttributes as SQS computes it,

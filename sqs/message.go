@@ -53,7 +53,21 @@ func AllowedRune(r rune) bool {
 // firstInvalid returns the byte offset of the first character SQS rejects in
 // s (including invalid UTF-8), or -1.
 func firstInvalid(s string) int {
-	for i, r := range s {
+	// Fast path: printable ASCII (and tab, newline, carriage return), a
+	// byte at a time without decoding runes. Most bodies are all ASCII and
+	// never leave this loop.
+	start := 0
+	for ; start < len(s); start++ {
+		c := s[start]
+		if c >= 0x80 || (c < 0x20 && c != '\t' && c != '\n' && c != '\r') {
+			break
+		}
+	}
+	if start == len(s) {
+		return -1
+	}
+	for i, r := range s[start:] {
+		i += start
 		if r == utf8.RuneError {
 			if _, size := utf8.DecodeRuneInString(s[i:]); size <= 1 {
 				return i // invalid UTF-8, not a literal U+FFFD
