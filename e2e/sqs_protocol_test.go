@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -217,4 +218,40 @@ func pythonForTests(t *testing.T) string {
 func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return lines[len(lines)-1]
+}
+
+// TestSQSLimitsAreConfiguration raises one limit with --sqs-limit: a
+// receive of 15 messages, which AWS's limit of 10 refuses, then works.
+func TestSQSLimitsAreConfiguration(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		wantOK bool
+	}{
+		{"AWS's default of 10", nil, false},
+		{"raised to 20", []string{"--sqs-limit", "MaxReceiveMessages=20"}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := startServer(t, "", tc.args...)
+			c := sqsClient(s)
+			ctx := ctxFor(t, time.Minute)
+			url := newQueue(t, c, "", nil)
+			for i := range 15 {
+				if _, err := c.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(url), MessageBody: aws.String(fmt.Sprint(i))}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			out, err := c.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(url), MaxNumberOfMessages: 15})
+			if !tc.wantOK {
+				var apiErr smithy.APIError
+				if !errors.As(err, &apiErr) || apiErr.ErrorCode() != "InvalidParameterValue" {
+					t.Fatalf("MaxNumberOfMessages 15 under the default limit: %v, want InvalidParameterValue", err)
+				}
+				return
+			}
+			if err != nil || len(out.Messages) != 15 {
+				t.Fatalf("MaxNumberOfMessages 15 under a limit of 20: %v, %d messages", err, len(out.Messages))
+			}
+		})
+	}
 }

@@ -94,6 +94,7 @@ func (o Options) pebbleOptions() *pebble.Options {
 		// Newest on-disk format for new DBs; existing ones are upgraded.
 		FormatMajorVersion: pebble.FormatNewest,
 		Logger:             pebbleLogger{o.Logger},
+		EventListener:      stallListener(o.Logger),
 		FS:                 o.fs,
 	}
 	// Each put first looks its id up and nearly always misses: bloom
@@ -102,6 +103,25 @@ func (o Options) pebbleOptions() *pebble.Options {
 		po.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
 	}
 	return po
+}
+
+// stallListener logs Pebble's write stalls (writes blocked until a flush or
+// compaction catches up) and disk operations slower than Pebble's
+// threshold: they explain latency outliers of puts and sends.
+func stallListener(l *slog.Logger) *pebble.EventListener {
+	var began time.Time
+	return &pebble.EventListener{
+		WriteStallBegin: func(info pebble.WriteStallBeginInfo) {
+			began = time.Now()
+			l.Warn("write stall began", "component", "pebble", "reason", info.Reason)
+		},
+		WriteStallEnd: func() {
+			l.Warn("write stall ended", "component", "pebble", "after", time.Since(began).Round(time.Millisecond))
+		},
+		DiskSlow: func(info pebble.DiskSlowInfo) {
+			l.Warn("slow disk operation", "component", "pebble", "op", info.OpType.String(), "path", info.Path, "duration", info.Duration)
+		},
+	}
 }
 
 // pebbleLogger sends Pebble's log messages to slog.
