@@ -1,0 +1,45 @@
+package sns
+
+import (
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Topic is a topic's durable record. ID is fixed at creation and never
+// reused, so a topic deleted and created again under the same name starts
+// without the old subscriptions.
+type Topic struct {
+	ID         uuid.UUID
+	Account    string
+	Name       string
+	Attributes map[string]string // settable attributes as AWS names them (DisplayName, Policy, DeliveryPolicy, FifoTopic, ...)
+	Tags       map[string]string
+	CreatedAt  time.Time
+}
+
+// Subscription is one subscription of a topic. ID is the last part of its
+// ARN (arn:aws:sns:<region>:<account>:<topic>:<id>).
+type Subscription struct {
+	ID           uuid.UUID
+	TopicID      uuid.UUID
+	TopicAccount string
+	TopicName    string
+	Owner        string            // account that subscribed
+	Protocol     string            // "http", "https", "sqs", "path"
+	Endpoint     string            // URL, queue ARN or cache path
+	Attributes   map[string]string // RawMessageDelivery, FilterPolicy, FilterPolicyScope, DeliveryPolicy, RedrivePolicy, ...
+	// Pending is true until an http/https subscription is confirmed; Token
+	// is the confirmation token sent to the endpoint.
+	Pending   bool
+	Token     string
+	CreatedAt time.Time
+}
+
+// Protocols Herald delivers to.
+const (
+	ProtocolHTTP  = "http"
+	ProtocolHTTPS = "https"
+	ProtocolSQS   = "sqs"
+	ProtocolPath  = "path" // Herald's own: store the notification in the message cache at a path
+)
