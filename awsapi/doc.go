@@ -1,6 +1,5 @@
 // Package awsapi is Herald's AWS protocol edge: it answers the requests the
-// AWS SDKs and tools send to Amazon SQS (and, later, SNS) on Herald's one
-// listener.
+// AWS SDKs and tools send to Amazon SQS and SNS on Herald's one listener.
 //
 // Routing happens in one place, Handler.Accepts and Handler.ServeHTTP:
 //
@@ -13,7 +12,10 @@
 //     to SQS. Every other request is the Query protocol.
 //   - A Query request goes to the service its SigV4 credential scope names
 //     ("sqs", "sns"); an unsigned one to the service that knows its Action,
-//     SQS when none does. A further Query service plugs in through Config.SNS.
+//     SQS when none does. SNS plugs in through Config.SNS (NewSNSService).
+//   - Unsigned SNS ConfirmSubscription and Unsubscribe requests (the URLs
+//     SNS sends endpoints) are served anonymously even with signatures
+//     checked, as AWS serves them; see AnonymousActions.
 //
 // Before a service sees a request, the edge reads the body (bounded by
 // Config.MaxBodyBytes), checks the signature with the awsauth Verifier and

@@ -61,6 +61,16 @@ type QueryService interface {
 	WriteQueryError(w http.ResponseWriter, c *Call, err error)
 }
 
+// AnonymousActions is implemented by a QueryService some of whose actions
+// AWS answers without a signature even when signatures are checked (SNS's
+// ConfirmSubscription and Unsubscribe, reached by following the URLs SNS
+// sends). An unsigned request for such an action is served with an empty
+// Call.Account and Call.SenderID; a request with a bad signature is still
+// refused.
+type AnonymousActions interface {
+	AllowsAnonymous(action string) bool
+}
+
 // Call is one AWS request as the edge has read and authenticated it.
 type Call struct {
 	RequestID string
@@ -71,8 +81,8 @@ type Call struct {
 	// Identity is who signed the request: verified when authentication is
 	// on, read from the credential scope (unverified) otherwise.
 	Identity awsauth.Identity
-	Account  string // the account the request acts in
-	SenderID string // the access key when authenticated, else the account
+	Account  string // the account the request acts in; "" when anonymous (see AnonymousActions)
+	SenderID string // the access key when authenticated, else the account; "" when anonymous
 	Scheme   string // "http" or "https", as the client reached Herald
 	Host     string // the Host the client used
 }
@@ -143,21 +153,26 @@ func (h *Handler) serveJSON(w http.ResponseWriter, c *Call, target string, buf *
 
 // serveQuery routes a Query request to its service.
 func (h *Handler) serveQuery(w http.ResponseWriter, c *Call) {
+	// Until the form is read, only the credential scope names a service.
 	if err := h.readBody(c, new(bytes.Buffer)); err != nil {
-		h.sqs.WriteQueryError(w, c, err)
+		h.queryService(c).WriteQueryError(w, c, err)
 		return
 	}
 	form, err := queryForm(c.Request, c.Body)
 	if err != nil {
-		h.sqs.WriteQueryError(w, c, err)
+		h.queryService(c).WriteQueryError(w, c, err)
 		return
 	}
 	c.Form = form
 	c.Action = form.Get("Action")
 	svc := h.queryService(c)
 	if err := h.authenticate(c, svc.SigningName()); err != nil {
-		svc.WriteQueryError(w, c, err)
-		return
+		if !allowsAnonymous(svc, c.Action, err) {
+			svc.WriteQueryError(w, c, err)
+			return
+		}
+		c.Identity, c.Account, c.SenderID = awsauth.Identity{}, "", ""
+		c.Scheme, c.Host = requestScheme(c.Request), c.Request.Host
 	}
 	if c.Action == "" {
 		svc.WriteQueryError(w, c, errMissingAction())
@@ -188,6 +203,17 @@ func (h *Handler) queryService(c *Call) QueryService {
 		}
 	}
 	return h.sqs
+}
+
+// allowsAnonymous reports whether svc answers action although the request
+// failed authentication only for carrying no signature at all.
+func allowsAnonymous(svc QueryService, action string, err error) bool {
+	var authErr *awsauth.Error
+	if !errors.As(err, &authErr) || authErr.Code != awsauth.CodeMissingAuthenticationToken {
+		return false
+	}
+	a, ok := svc.(AnonymousActions)
+	return ok && a.AllowsAnonymous(action)
 }
 
 // readBody reads the request body into buf and c, at most h.limit bytes.
@@ -282,7 +308,7 @@ func (h *Handler) recoverPanic(w *doneWriter, c *Call) {
 		h.sqs.writeJSONError(w, c, err)
 		return
 	}
-	h.sqs.WriteQueryError(w, c, err)
+	h.queryService(c).WriteQueryError(w, c, err)
 }
 
 // doneWriter remembers whether a response has begun.

@@ -9,15 +9,16 @@ import (
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 )
 
-// The schema of the cache's tables (the SQS tables, which do delete, are
-// described in sqs_schema.go). Nothing in the cache ever deletes: every
-// data cell is written with a TTL (until the message's ExpiresAt, rounded
-// up to whole seconds), and expired cells are dropped by compaction. Tables of
-// write-once, time-ordered data use TimeWindowCompactionStrategy, so that
-// whole SSTables expire together and are dropped without being rewritten;
-// the tables rewritten in place (nodes, the bucket lists) use
-// LeveledCompactionStrategy, which keeps a partition in few SSTables so
-// that reads of a frequently overwritten row stay cheap.
+// The schema of the cache's tables (the SQS and SNS tables, which do
+// delete, are described in sqs_schema.go and sns_schema.go). Nothing in
+// the cache ever deletes: every data cell is written with a TTL (until
+// the message's ExpiresAt, rounded up to whole seconds), and expired cells
+// are dropped by compaction. Tables of write-once, time-ordered data use
+// TimeWindowCompactionStrategy, so that whole SSTables expire together and
+// are dropped without being rewritten; the tables rewritten in place
+// (nodes, the bucket lists) use LeveledCompactionStrategy, which keeps a
+// partition in few SSTables so that reads of a frequently overwritten row
+// stay cheap.
 //
 // gc_grace_seconds. Since no statement deletes, tombstones here come only
 // from expired TTLs, and an expired cell cannot bring anything back to life
@@ -207,7 +208,7 @@ func ensureSchema(ctx context.Context, s *gocql.Session, o Options) (layout, err
 			return layout{}, fmt.Errorf("read schema: %w", err)
 		}
 	}
-	for _, t := range slices.Concat(tableDefs, sqsTableDefs) {
+	for _, t := range slices.Concat(tableDefs, sqsTableDefs, snsTableDefs) {
 		if existing[t.name] {
 			continue
 		}

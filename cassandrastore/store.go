@@ -14,6 +14,7 @@ import (
 
 	"github.com/heraldmq/herald"
 	"github.com/heraldmq/herald/cache"
+	"github.com/heraldmq/herald/sns"
 	"github.com/heraldmq/herald/sqs"
 )
 
@@ -44,6 +45,8 @@ type Store struct {
 
 	// queues is the SQS store on the same connection (Queues).
 	queues *queueStore
+	// topics is the SNS store on the same connection (Topics).
+	topics *topicStore
 }
 
 // conn is an established session and the layout of the keyspace.
@@ -83,6 +86,7 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	}
 	st.marks.init()
 	st.queues = newQueueStore(st)
+	st.topics = newTopicStore(st)
 	go st.connectLoop(loopCtx)
 	return st, nil
 }
@@ -224,6 +228,10 @@ func (st *Store) enter(ctx context.Context, op string) (*conn, error) {
 // Queues returns the SQS store (queue records and messages) on the same
 // keyspace and connection; it is usable, and unavailable, exactly when st is.
 func (st *Store) Queues() sqs.Store { return st.queues }
+
+// Topics returns the SNS store (topic records and subscriptions) on the
+// same keyspace and connection; like Queues, usable exactly when st is.
+func (st *Store) Topics() sns.Store { return st.topics }
 
 // nowMs returns the store's clock in Unix milliseconds.
 func (st *Store) nowMs() int64 { return st.opts.Now().UnixMilli() }

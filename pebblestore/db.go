@@ -46,6 +46,7 @@ type DB struct {
 	reaperDone chan struct{}
 
 	queues *QueueStore // the SQS queue store on this DB (Queues)
+	topics topicStoreOnce
 	lazy   *lazySyncer // syncs unsynced SQS writes within lazySyncDelay
 }
 

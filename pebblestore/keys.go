@@ -27,6 +27,11 @@ import (
 //	's'     queueID(16) shard(2 BE) tid(16) 0x01        SQS message state
 //	'u'     queueID(16)                                 empty (queue to reindex)
 //
+// SNS topics (TopicStore; sns_keys.go, records in sns_codec.go):
+//
+//	'n'     topicID(16) subscriptionID(16)              subscription record
+//	't'     uvarint(len account) account name           topic record
+//
 // encPath is the path's words joined by 0x01 instead of '.'. Words only hold
 // [A-Za-z0-9_:-], so 0x00, 0x01 and 0x02 never occur inside one, and:
 //   - a node's own history entries (encPath 0x00 ...) sort before those of its

@@ -22,8 +22,11 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if len(args) > 0 && args[0] == "sqs" {
 		return runBenchSQS(ctx, args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "sns" {
+		return runBenchSNS(ctx, args[1:], stdout, stderr)
+	}
 	if len(args) == 0 || args[0] != "cache" {
-		return fmt.Errorf("usage: herald bench cache|sqs [flags] (see 'herald bench cache --help', 'herald bench sqs --help')")
+		return fmt.Errorf("usage: herald bench cache|sqs|sns [flags] (see 'herald bench cache --help', 'herald bench sqs --help', 'herald bench sns --help')")
 	}
 	return runBenchCache(ctx, args[1:], stdout, stderr)
 }

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/heraldmq/herald/snsload"
+)
+
+// benchSNSConfig is what 'herald bench sns' is told.
+type benchSNSConfig struct {
+	scenario string // http or queues
+	load     snsload.Config
+	jsonOut  bool
+}
+
+// parseBenchSNSFlags reads the flags of 'herald bench sns'.
+func parseBenchSNSFlags(args []string, stderr io.Writer) (benchSNSConfig, error) {
+	var (
+		cfg benchSNSConfig
+		lc  = &cfg.load
+	)
+	fs := newFlagSet("bench sns", "bench sns [flags]   measure a running server's SNS fan-out", stderr)
+	fs.StringVar(&cfg.scenario, "scenario", "http", "http: publish to --subscribers local HTTP endpoints and measure deliveries/s and publish-to-arrival latency; queues: subscribe --subscribers queues, publish one message and measure when every queue has it")
+	fs.StringVar(&lc.Server, "server", "http://127.0.0.1:4566", "Herald server to load (only ever this address)")
+	fs.IntVar(&lc.Subscribers, "subscribers", 1000, "HTTP endpoints (http) or queues (queues) subscribed to the topic")
+	fs.IntVar(&lc.Listeners, "listeners", 10, "http: local ports (127.0.0.1) the HTTP subscribers are spread over")
+	fs.IntVar(&lc.Concurrency, "concurrency", 64, "http: publishers; both: workers that subscribe, create, receive and delete")
+	fs.Float64Var(&lc.Rate, "rate", 0, "http: publishes per second in all; latency then counts from when each was due; 0 publishes flat out")
+	fs.DurationVar(&lc.Duration, "duration", 10*time.Second, "http: how long to publish")
+	fs.IntVar(&lc.MessageSize, "message-size", 256, "bytes of every published message")
+	fs.DurationVar(&lc.Drain, "drain", 5*time.Second, "http: how long to wait for late deliveries after the last publish before counting the missing as lost")
+	fs.DurationVar(&lc.Timeout, "timeout", time.Minute, "how long to wait for the HTTP subscriptions to be confirmed, and (queues) for the message to reach every queue")
+	fs.IntVar(&lc.Wait, "wait", 1, "queues: ReceiveMessage WaitTimeSeconds (0..20) of the polls")
+	fs.BoolVar(&lc.Keep, "keep", false, "do not delete the benchmark's topic and queues afterwards")
+	fs.StringVar(&lc.Prefix, "prefix", "", "name of the topic and name prefix of the queues (default: herald-bench-sns- and a random word)")
+	fs.StringVar(&lc.AccessKey, "access-key", "", "AWS access key id; with --secret-key, requests are signed with SigV4 (services sns and sqs)")
+	fs.StringVar(&lc.SecretKey, "secret-key", "", "AWS secret access key (prefer the environment variable)")
+	fs.StringVar(&lc.Region, "region", "us-east-1", "AWS region named in signatures")
+	fs.BoolVar(&cfg.jsonOut, "json", false, "print the results as JSON instead of text")
+	if err := parseFlags(fs, args); err != nil {
+		return cfg, err
+	}
+	if fs.NArg() > 0 {
+		return cfg, fmt.Errorf("bench sns: unexpected argument %q", fs.Arg(0))
+	}
+	if cfg.scenario != "http" && cfg.scenario != "queues" {
+		return cfg, fmt.Errorf("bench sns: unknown scenario %q (http, queues)", cfg.scenario)
+	}
+	if (lc.AccessKey == "") != (lc.SecretKey == "") {
+		return cfg, fmt.Errorf("bench sns: --access-key and --secret-key go together")
+	}
+	if err := lc.Validate(); err != nil {
+		return cfg, fmt.Errorf("bench sns: %w", err)
+	}
+	return cfg, nil
+}
+
+func runBenchSNS(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg, err := parseBenchSNSFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	if f, ok := stderr.(*os.File); ok && isTerminal(f) {
+		cfg.load.Progress = stderr
+	}
+	var (
+		report fmt.Stringer
+		runErr error
+	)
+	switch cfg.scenario {
+	case "queues":
+		report, runErr = snsload.RunQueues(ctx, cfg.load)
+	default:
+		report, runErr = snsload.RunHTTP(ctx, cfg.load)
+	}
+	if cfg.jsonOut {
+		if err := json.NewEncoder(stdout).Encode(report); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprint(stdout, report)
+	}
+	return runErr
+}

@@ -1,0 +1,51 @@
+package pebblestore
+
+import (
+	"encoding/binary"
+
+	"github.com/google/uuid"
+)
+
+// Keyspaces of the SNS topic store (TopicStore), sharing the DB with the
+// message cache and the SQS queues; keys.go has the whole table.
+//
+//	't' uvarint(len account) account name     topic record (sns_codec.go)
+//	'n' topicID(16) subscriptionID(16)        subscription record
+//
+// The length before the account keeps one account's topics one key range
+// whatever the accounts' lengths, in byte order of name. A topic's
+// subscriptions are one key range in byte order of their IDs, so listing a
+// page is one bounded scan and deleting the topic one range deletion.
+const (
+	prefixTopic        byte = 't' // SNS topic records by account and name
+	prefixSubscription byte = 'n' // SNS subscriptions by topic ID and ID
+)
+
+const subscriptionKeyLen = 1 + 2*idLen
+
+// topicAccountPrefix returns the prefix shared by the topics of account;
+// extra is spare capacity for a name.
+func topicAccountPrefix(account string, extra int) []byte {
+	k := make([]byte, 0, 1+binary.MaxVarintLen64+len(account)+extra)
+	k = append(k, prefixTopic)
+	k = binary.AppendUvarint(k, uint64(len(account)))
+	return append(k, account...)
+}
+
+// topicKey returns the key of the topic record of account and name.
+func topicKey(account, name string) []byte {
+	return append(topicAccountPrefix(account, len(name)), name...)
+}
+
+// topicSubscriptionsPrefix returns the prefix of the subscriptions of a
+// topic.
+func topicSubscriptionsPrefix(topicID uuid.UUID) []byte {
+	k := make([]byte, 0, subscriptionKeyLen)
+	k = append(k, prefixSubscription)
+	return append(k, topicID[:]...)
+}
+
+// subscriptionKey returns the key of subscription id of topic topicID.
+func subscriptionKey(topicID, id uuid.UUID) []byte {
+	return append(topicSubscriptionsPrefix(topicID), id[:]...)
+}

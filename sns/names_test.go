@@ -1,0 +1,56 @@
+package sns_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/heraldmq/herald/sns"
+)
+
+func TestParseARNs(t *testing.T) {
+	id := uuid.New()
+	tests := []struct {
+		arn     string
+		topicOK bool
+		subOK   bool
+	}{
+		{"arn:aws:sns:us-east-1:000000000000:t", true, false},
+		{"arn:aws:sns:eu-west-1:tenant-a:t.fifo", true, false},
+		{"arn:aws-cn:sns:cn-north-1:1:t_1-2", true, false},
+		{"arn:aws:sns:us-east-1:000000000000:t:" + id.String(), false, true},
+		{"arn:aws:sqs:us-east-1:000000000000:t", false, false},
+		{"arn:aws:sns:us-east-1::t", false, false},
+		{"arn:aws:sns:us-east-1:1:bad/name", false, false},
+		{"arn:aws:sns:us-east-1:1:t:not-a-uuid", false, false},
+		{"t", false, false},
+	}
+	for _, tc := range tests {
+		_, _, _, err := sns.ParseTopicARN(tc.arn, "TopicArn")
+		if (err == nil) != tc.topicOK {
+			t.Errorf("ParseTopicARN(%q) = %v", tc.arn, err)
+		}
+		_, acct, topic, got, err := sns.ParseSubscriptionARN(tc.arn, "SubscriptionArn")
+		if (err == nil) != tc.subOK {
+			t.Errorf("ParseSubscriptionARN(%q) = %v", tc.arn, err)
+		}
+		if err == nil && (got != id || acct != "000000000000" || topic != "t") {
+			t.Errorf("ParseSubscriptionARN(%q) = %s %s %s", tc.arn, acct, topic, got)
+		}
+	}
+	if got := sns.SubscriptionARN("us-east-1", "1", "t", id); got != "arn:aws:sns:us-east-1:1:t:"+id.String() {
+		t.Fatalf("SubscriptionARN = %s", got)
+	}
+}
+
+func TestValidateTopicName(t *testing.T) {
+	for name, ok := range map[string]bool{
+		"a": true, "A-b_9": true, "x.fifo": true, strings.Repeat("n", 256): true,
+		"": false, ".fifo": false, "a.b": false, "a b": false, strings.Repeat("n", 257): false, "ü": false,
+	} {
+		if err := sns.ValidateTopicName(name); (err == nil) != ok {
+			t.Errorf("ValidateTopicName(%q) = %v", name, err)
+		}
+	}
+}

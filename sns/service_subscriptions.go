@@ -1,0 +1,460 @@
+package sns
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/heraldmq/herald"
+	"github.com/heraldmq/herald/paths"
+	"github.com/heraldmq/herald/sqs"
+)
+
+// PendingARN is what Subscribe returns for a subscription awaiting
+// confirmation (unless ReturnSubscriptionArn), and ListSubscriptions shows.
+const (
+	PendingConfirmation = "pending confirmation"
+	PendingARN          = "PendingConfirmation"
+)
+
+// TokenLifetime is how long a confirmation token is valid, as on AWS.
+const TokenLifetime = 3 * 24 * time.Hour
+
+// checkEndpoint validates a subscription's protocol and endpoint.
+func (s *Service) checkEndpoint(protocol, endpoint string, fifo bool) *Error {
+	unsupported := func() *Error {
+		return ErrInvalidParameter("Amazon SNS does not support this protocol string: %s", protocol)
+	}
+	switch protocol {
+	case ProtocolHTTP, ProtocolHTTPS:
+		if s.cfg.HTTP == nil || fifo {
+			return unsupported()
+		}
+		u, err := url.Parse(endpoint)
+		if err != nil || u.Scheme != protocol || u.Host == "" {
+			return ErrInvalidParameter("Endpoint must match the specified protocol")
+		}
+	case ProtocolSQS:
+		if _, _, _, err := sqs.ParseQueueARN(endpoint); err != nil {
+			return ErrInvalidParameter("SQS endpoint ARN")
+		}
+	case ProtocolPath:
+		if s.cfg.Paths == nil {
+			return unsupported()
+		}
+		if err := paths.Validate(endpoint); err != nil {
+			return ErrInvalidParameter("Endpoint: %v", err)
+		}
+	default:
+		return unsupported()
+	}
+	return nil
+}
+
+// newToken returns a confirmation token for subscription id: the id in
+// hex followed by 64 random bytes in hex, so that ConfirmSubscription
+// finds the subscription with one read.
+func newToken(id uuid.UUID) string {
+	var r [64]byte
+	_, _ = rand.Read(r[:])
+	return hex.EncodeToString(id[:]) + hex.EncodeToString(r[:])
+}
+
+func tokenSubscription(token string) (uuid.UUID, bool) {
+	if len(token) < 64 {
+		return uuid.Nil, false
+	}
+	b, err := hex.DecodeString(token[:32])
+	if err != nil {
+		return uuid.Nil, false
+	}
+	id, err := uuid.FromBytes(b)
+	return id, err == nil
+}
+
+func (s *Service) Subscribe(ctx context.Context, c Caller, in SubscribeInput) (string, error) {
+	t, e := s.lookupTopic(ctx, c, in.TopicARN, "TopicArn", "Subscribe")
+	if e != nil {
+		return "", e
+	}
+	if e := s.checkEndpoint(in.Protocol, in.Endpoint, topicFIFO(t)); e != nil {
+		return "", e
+	}
+	attrs := map[string]string{}
+	for k, v := range in.Attributes {
+		if e := s.validateSubscriptionAttribute(k, v, in.Protocol); e != nil {
+			return "", e
+		}
+		if v != "" {
+			attrs[k] = v
+		}
+	}
+	if e := s.checkFilterPolicy(attrs); e != nil {
+		return "", e
+	}
+	id := subscriptionID(t.ID, in.Protocol, in.Endpoint)
+	answer := func(sub *Subscription) string {
+		if sub.Pending && !in.ReturnSubscriptionARN {
+			return PendingConfirmation
+		}
+		return s.subscriptionARN(sub)
+	}
+	old, err := s.store.GetSubscription(ctx, t.ID, id)
+	switch {
+	case err == nil:
+		for k, v := range attrs {
+			if old.Attributes[k] != v {
+				return "", ErrInvalidParameter("Attributes Reason: Subscription already exists with different attributes")
+			}
+		}
+		return answer(old), nil
+	case !isCode(err, herald.ENotFound):
+		return "", AsError(err)
+	}
+	sub := &Subscription{
+		ID: id, TopicID: t.ID, TopicAccount: t.Account, TopicName: t.Name, Owner: c.Account,
+		Protocol: in.Protocol, Endpoint: in.Endpoint, Attributes: attrs, CreatedAt: s.now(),
+	}
+	switch in.Protocol {
+	case ProtocolHTTP, ProtocolHTTPS:
+		sub.Pending = true
+	case ProtocolSQS:
+		_, qAccount, _, _ := sqs.ParseQueueARN(in.Endpoint)
+		sub.Pending = qAccount != t.Account
+	}
+	if sub.Pending {
+		sub.Token = newToken(id)
+	}
+	if err := s.store.PutSubscription(ctx, sub); err != nil {
+		return "", AsError(err)
+	}
+	if sub.Pending {
+		s.confirmAsync(t, sub, c)
+	}
+	return answer(sub), nil
+}
+
+// confirmAsync sends the SubscriptionConfirmation of sub in the
+// background, up to ConfirmAttempts times.
+func (s *Service) confirmAsync(t *Topic, sub *Subscription, c Caller) {
+	topicARN := s.topicARN(t)
+	target := Target{
+		SubscriptionARN: s.subscriptionARN(sub), TopicARN: topicARN, Protocol: sub.Protocol, Endpoint: sub.Endpoint,
+		SignatureVersion: t.Attributes[AttrSignatureVersion], Scheme: c.Scheme, Host: c.Host,
+	}
+	conf := Confirmation{
+		MessageID: uuid.NewString(), TopicARN: topicARN, Token: sub.Token,
+		SubscribeURL: SubscribeURL(c.Scheme, c.Host, topicARN, sub.Token),
+		Message: "You have chosen to subscribe to the topic " + topicARN +
+			".\nTo confirm the subscription, visit the SubscribeURL included in this message.",
+		Timestamp: s.now().Truncate(time.Millisecond),
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		for i := 0; i < s.cfg.ConfirmAttempts; i++ {
+			if i > 0 && !s.sleep(s.bg, s.cfg.ConfirmDelay) {
+				return
+			}
+			err := s.sendConfirmation(s.bg, target, conf)
+			if err == nil {
+				return
+			}
+			s.log.Warn("sns: subscription confirmation failed", "subscription", target.SubscriptionARN, "attempt", i+1, "err", err)
+		}
+	}()
+}
+
+func (s *Service) sendConfirmation(ctx context.Context, t Target, c Confirmation) error {
+	if t.Protocol == ProtocolSQS {
+		body, err := confirmationEnvelope(t, c)
+		if err != nil {
+			return err
+		}
+		return s.sendToQueue(ctx, t.Endpoint, body, "", "")
+	}
+	return s.cfg.HTTP.SendConfirmation(ctx, t, c)
+}
+
+// sendToQueue sends body to the queue of arn, acting as its owner.
+func (s *Service) sendToQueue(ctx context.Context, arn, body, group, dedup string) error {
+	_, account, name, err := sqs.ParseQueueARN(arn)
+	if err != nil {
+		return err
+	}
+	in := sqs.SendMessageInput{QueueURL: "/" + account + "/" + name, MessageBody: body}
+	if sqs.IsFIFOName(name) {
+		in.MessageGroupID, in.MessageDeduplicationID = group, dedup
+	}
+	_, err = s.q.SendMessage(ctx, sqs.Caller{Account: account, SenderID: s.cfg.InternalAccount, Scheme: "http", Host: "localhost"}, in)
+	return err
+}
+
+func (s *Service) ConfirmSubscription(ctx context.Context, c Caller, in ConfirmSubscriptionInput) (string, error) {
+	_, account, name, err := ParseTopicARN(in.TopicARN, "TopicArn")
+	if err != nil {
+		return "", err
+	}
+	t, err := s.store.GetTopic(ctx, account, name)
+	if isCode(err, herald.ENotFound) {
+		return "", NewError(CodeNotFound, "Topic does not exist")
+	}
+	if err != nil {
+		return "", AsError(err)
+	}
+	invalid := ErrInvalidParameter("Token")
+	id, ok := tokenSubscription(in.Token)
+	if !ok {
+		return "", invalid
+	}
+	sub, err := s.store.GetSubscription(ctx, t.ID, id)
+	if isCode(err, herald.ENotFound) {
+		return "", invalid
+	}
+	if err != nil {
+		return "", AsError(err)
+	}
+	if sub.Token == "" || subtle.ConstantTimeCompare([]byte(sub.Token), []byte(in.Token)) != 1 ||
+		s.now().Sub(sub.CreatedAt) > TokenLifetime {
+		return "", invalid
+	}
+	if sub.Pending || (in.AuthenticateOnUnsubscribe == "true" && !boolAttr(sub.Attributes, attrConfirmationAuthenticated)) {
+		sub.Pending = false
+		if strings.EqualFold(in.AuthenticateOnUnsubscribe, "true") {
+			sub.Attributes = cloneMap(sub.Attributes)
+			if sub.Attributes == nil {
+				sub.Attributes = map[string]string{}
+			}
+			sub.Attributes[attrConfirmationAuthenticated] = "true"
+		}
+		if err := s.store.PutSubscription(ctx, sub); err != nil {
+			return "", AsError(err)
+		}
+	}
+	return s.subscriptionARN(sub), nil
+}
+
+// lookupSubscription finds the subscription arn names, which c must own or
+// own the topic of. action names the action in errors.
+func (s *Service) lookupSubscription(ctx context.Context, c Caller, arn, action string) (*Topic, *Subscription, *Error) {
+	_, account, name, id, err := ParseSubscriptionARN(arn, "SubscriptionArn")
+	if err != nil {
+		return nil, nil, AsError(err)
+	}
+	notFound := NewError(CodeNotFound, "Subscription does not exist")
+	t, err := s.store.GetTopic(ctx, account, name)
+	if isCode(err, herald.ENotFound) {
+		return nil, nil, notFound
+	}
+	if err != nil {
+		return nil, nil, AsError(err)
+	}
+	sub, err := s.store.GetSubscription(ctx, t.ID, id)
+	if isCode(err, herald.ENotFound) {
+		return nil, nil, notFound
+	}
+	if err != nil {
+		return nil, nil, AsError(err)
+	}
+	if c.Account != t.Account && c.Account != sub.Owner {
+		return nil, nil, authorize(c, t.Account, action, arn)
+	}
+	return t, sub, nil
+}
+
+// Unsubscribe deletes a subscription; an unknown one is not an error.
+func (s *Service) Unsubscribe(ctx context.Context, c Caller, arn string) error {
+	t, sub, e := s.lookupSubscription(ctx, c, arn, "Unsubscribe")
+	if e != nil {
+		if e.Code == CodeNotFound {
+			return nil
+		}
+		return e
+	}
+	if err := s.store.DeleteSubscription(ctx, t.ID, sub.ID); err != nil && !isCode(err, herald.ENotFound) {
+		return AsError(err)
+	}
+	return nil
+}
+
+func (s *Service) summary(sub *Subscription) SubscriptionSummary {
+	arn := s.subscriptionARN(sub)
+	if sub.Pending {
+		arn = PendingARN
+	}
+	return SubscriptionSummary{SubscriptionARN: arn, Owner: sub.Owner, Protocol: sub.Protocol,
+		Endpoint: sub.Endpoint, TopicARN: TopicARN(s.cfg.Region, sub.TopicAccount, sub.TopicName)}
+}
+
+func (s *Service) ListSubscriptionsByTopic(ctx context.Context, c Caller, topicARN, nextToken string) (ListSubscriptionsOutput, error) {
+	t, e := s.lookupTopic(ctx, c, topicARN, "TopicArn", "ListSubscriptionsByTopic")
+	if e != nil {
+		return ListSubscriptionsOutput{}, e
+	}
+	after := uuid.Nil
+	if nextToken != "" {
+		raw, e := parsePageToken(nextToken)
+		if e != nil {
+			return ListSubscriptionsOutput{}, e
+		}
+		if after, e = parseUUIDToken(raw); e != nil {
+			return ListSubscriptionsOutput{}, e
+		}
+	}
+	subs, err := s.store.ListSubscriptions(ctx, t.ID, after, MaxListPage+1)
+	if err != nil {
+		return ListSubscriptionsOutput{}, AsError(err)
+	}
+	var out ListSubscriptionsOutput
+	for i, sub := range subs {
+		if i == MaxListPage {
+			out.NextToken = pageToken(subs[i-1].ID.String())
+			break
+		}
+		out.Subscriptions = append(out.Subscriptions, s.summary(sub))
+	}
+	return out, nil
+}
+
+func parseUUIDToken(raw string) (uuid.UUID, *Error) {
+	id, err := uuid.Parse(raw)
+	if err != nil {
+		return uuid.Nil, ErrInvalidParameter("NextToken")
+	}
+	return id, nil
+}
+
+// ListSubscriptions lists the subscriptions of all the caller's topics,
+// topic by topic; NextToken holds the last topic name and subscription id.
+func (s *Service) ListSubscriptions(ctx context.Context, c Caller, nextToken string) (ListSubscriptionsOutput, error) {
+	var out ListSubscriptionsOutput
+	topicName, after := "", uuid.Nil
+	if nextToken != "" {
+		raw, e := parsePageToken(nextToken)
+		if e != nil {
+			return out, e
+		}
+		name, idStr, ok := strings.Cut(raw, "\x00")
+		if !ok {
+			return out, ErrInvalidParameter("NextToken")
+		}
+		if after, e = parseUUIDToken(idStr); e != nil {
+			return out, e
+		}
+		topicName = name
+	}
+	// take adds subscriptions of t after `from` until the page is full;
+	// true when the page filled up.
+	take := func(t *Topic, from uuid.UUID) (bool, error) {
+		for {
+			room := MaxListPage - len(out.Subscriptions)
+			subs, err := s.store.ListSubscriptions(ctx, t.ID, from, room)
+			if err != nil {
+				return false, err
+			}
+			for _, sub := range subs {
+				out.Subscriptions = append(out.Subscriptions, s.summary(sub))
+			}
+			if len(out.Subscriptions) == MaxListPage {
+				out.NextToken = pageToken(t.Name + "\x00" + subs[len(subs)-1].ID.String())
+				return true, nil
+			}
+			if len(subs) < room {
+				return false, nil
+			}
+			from = subs[len(subs)-1].ID
+		}
+	}
+	if topicName != "" {
+		t, err := s.store.GetTopic(ctx, c.Account, topicName)
+		if err == nil {
+			if full, err := take(t, after); err != nil || full {
+				return out, errOrNil(err)
+			}
+		} else if !isCode(err, herald.ENotFound) {
+			return out, AsError(err)
+		}
+	}
+	for {
+		ts, err := s.store.ListTopics(ctx, c.Account, topicName, MaxListPage)
+		if err != nil {
+			return out, AsError(err)
+		}
+		for _, t := range ts {
+			if full, err := take(t, uuid.Nil); err != nil || full {
+				return out, errOrNil(err)
+			}
+		}
+		if len(ts) < MaxListPage {
+			return out, nil
+		}
+		topicName = ts[len(ts)-1].Name
+	}
+}
+
+func (s *Service) GetSubscriptionAttributes(ctx context.Context, c Caller, arn string) (map[string]string, error) {
+	t, sub, e := s.lookupSubscription(ctx, c, arn, "GetSubscriptionAttributes")
+	if e != nil {
+		return nil, e
+	}
+	out := cloneMap(sub.Attributes)
+	if out == nil {
+		out = map[string]string{}
+	}
+	out["SubscriptionArn"] = s.subscriptionARN(sub)
+	out["TopicArn"] = s.topicARN(t)
+	out["Owner"] = sub.Owner
+	out["Protocol"] = sub.Protocol
+	out["Endpoint"] = sub.Endpoint
+	out["PendingConfirmation"] = boolString(sub.Pending)
+	out[attrConfirmationAuthenticated] = boolString(boolAttr(sub.Attributes, attrConfirmationAuthenticated) || !sub.Pending && sub.Token == "")
+	if out[AttrRawMessageDelivery] == "" {
+		out[AttrRawMessageDelivery] = "false"
+	}
+	if out[AttrFilterPolicy] != "" && out[AttrFilterPolicyScope] == "" {
+		out[AttrFilterPolicyScope] = ScopeMessageAttributes
+	}
+	if sub.Protocol == ProtocolHTTP || sub.Protocol == ProtocolHTTPS {
+		if _, eff, err := s.cfg.DeliveryPolicies.Effective(t.Attributes[AttrDeliveryPolicy], sub.Attributes[AttrDeliveryPolicy]); err == nil {
+			out["EffectiveDeliveryPolicy"] = eff
+		}
+	}
+	return out, nil
+}
+
+func boolString(b bool) string {
+	if b {
+		return "true"
+	}
+	return "false"
+}
+
+func (s *Service) SetSubscriptionAttributes(ctx context.Context, c Caller, in SetSubscriptionAttributesInput) error {
+	_, sub, e := s.lookupSubscription(ctx, c, in.SubscriptionARN, "SetSubscriptionAttributes")
+	if e != nil {
+		return e
+	}
+	if e := s.validateSubscriptionAttribute(in.AttributeName, in.AttributeValue, sub.Protocol); e != nil {
+		return e
+	}
+	attrs := cloneMap(sub.Attributes)
+	if attrs == nil {
+		attrs = map[string]string{}
+	}
+	if in.AttributeValue == "" {
+		delete(attrs, in.AttributeName)
+	} else {
+		attrs[in.AttributeName] = in.AttributeValue
+	}
+	if e := s.checkFilterPolicy(attrs); e != nil {
+		return e
+	}
+	sub.Attributes = attrs
+	return errOrNil(s.store.PutSubscription(ctx, sub))
+}

@@ -1,0 +1,264 @@
+package snshttp
+
+import (
+	"encoding/base64"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"github.com/heraldmq/herald/sns"
+)
+
+// Message types of the envelopes and of the x-amz-sns-message-type header.
+const (
+	TypeNotification             = "Notification"
+	TypeSubscriptionConfirmation = "SubscriptionConfirmation"
+	TypeUnsubscribeConfirmation  = "UnsubscribeConfirmation"
+)
+
+// TimestampLayout is how envelopes write times: ISO-8601 in UTC with
+// milliseconds, e.g. 2026-11-30T08:00:00.000Z.
+const TimestampLayout = "2006-01-02T15:04:05.000Z"
+
+// FormatTimestamp writes t in TimestampLayout.
+func FormatTimestamp(t time.Time) string { return t.UTC().Format(TimestampLayout) }
+
+// SubscribeURL is the link of a confirmation message: a GET on it confirms
+// the subscription (ConfirmSubscription in the Query protocol). publicURL
+// is Herald's base URL as endpoints reach it (a trailing / is ignored).
+func SubscribeURL(publicURL, topicARN, token string) string {
+	return strings.TrimSuffix(publicURL, "/") + "/?Action=ConfirmSubscription&TopicArn=" + url.QueryEscape(topicARN) + "&Token=" + url.QueryEscape(token)
+}
+
+// UnsubscribeURL is the link of a notification that unsubscribes the
+// endpoint.
+func UnsubscribeURL(publicURL, subscriptionARN string) string {
+	return strings.TrimSuffix(publicURL, "/") + "/?Action=Unsubscribe&SubscriptionArn=" + url.QueryEscape(subscriptionARN)
+}
+
+// Confirmation is the content of a SubscriptionConfirmation or
+// UnsubscribeConfirmation envelope.
+type Confirmation struct {
+	TopicARN        string
+	SubscriptionARN string // for the standard text of an UnsubscribeConfirmation
+	Token           string
+	SubscribeURL    string
+	Message         string    // "" for Herald's standard text
+	MessageID       string    // "" for a new UUID
+	Timestamp       time.Time // zero for now
+}
+
+// Encoder writes signed envelopes. It is safe for concurrent use; the SQS
+// delivery of enveloped (non-raw) notifications can use it too.
+type Encoder struct {
+	Signer *Signer
+	// CertPath is where Herald serves the certificate under a public URL:
+	// SigningCertURL = publicURL + CertPath. Default DefaultCertPath.
+	CertPath string
+}
+
+// DefaultCertPath is the path of the signing certificate, named like AWS's.
+const DefaultCertPath = "/SimpleNotificationService-herald.pem"
+
+// SigningCertURL is the certificate's URL under publicURL.
+func (e *Encoder) SigningCertURL(publicURL string) string {
+	p := e.CertPath
+	if p == "" {
+		p = DefaultCertPath
+	}
+	return strings.TrimSuffix(publicURL, "/") + p
+}
+
+// Notification returns the JSON envelope of n for the subscription, signed
+// with signature version "1" or "2" ("" means "1"); its UnsubscribeURL and
+// SigningCertURL are under publicURL.
+func (e *Encoder) Notification(n *sns.Notification, subscriptionARN, version, publicURL string) ([]byte, error) {
+	version = normVersion(version)
+	ts := FormatTimestamp(n.Timestamp)
+	sig, err := e.Signer.signCached(version, notificationStringToSign(n, ts))
+	if err != nil {
+		return nil, err
+	}
+	b := make([]byte, 0, 512+len(n.Message)+len(n.Subject))
+	b = append(b, "{\n"...)
+	b = field(b, "Type", TypeNotification)
+	b = field(b, "MessageId", n.MessageID)
+	b = field(b, "TopicArn", n.TopicARN)
+	if n.Subject != "" {
+		b = field(b, "Subject", n.Subject)
+	}
+	b = field(b, "Message", n.Message)
+	b = field(b, "Timestamp", ts)
+	b = field(b, "SignatureVersion", version)
+	b = field(b, "Signature", sig)
+	b = field(b, "SigningCertURL", e.SigningCertURL(publicURL))
+	if len(n.MessageAttributes) == 0 {
+		b = lastField(b, "UnsubscribeURL", UnsubscribeURL(publicURL, subscriptionARN))
+	} else {
+		b = field(b, "UnsubscribeURL", UnsubscribeURL(publicURL, subscriptionARN))
+		b = appendAttributes(b, n.MessageAttributes)
+	}
+	return append(b, '}'), nil
+}
+
+// Confirmation returns the JSON envelope of a SubscriptionConfirmation or
+// UnsubscribeConfirmation (typ), with c's defaults filled in, and the
+// MessageId it carries.
+func (e *Encoder) Confirmation(typ string, c Confirmation, version, publicURL string) ([]byte, string, error) {
+	version = normVersion(version)
+	if c.MessageID == "" {
+		c.MessageID = uuid.NewString()
+	}
+	if c.Timestamp.IsZero() {
+		c.Timestamp = time.Now()
+	}
+	if c.Message == "" {
+		c.Message = confirmationText(typ, c.TopicARN, c.SubscriptionARN)
+	}
+	ts := FormatTimestamp(c.Timestamp)
+	sig, err := e.Signer.signCached(version, confirmationStringToSign(typ, &c, ts))
+	if err != nil {
+		return nil, "", err
+	}
+	b := make([]byte, 0, 768)
+	b = append(b, "{\n"...)
+	b = field(b, "Type", typ)
+	b = field(b, "MessageId", c.MessageID)
+	b = field(b, "Token", c.Token)
+	b = field(b, "TopicArn", c.TopicARN)
+	b = field(b, "Message", c.Message)
+	b = field(b, "SubscribeURL", c.SubscribeURL)
+	b = field(b, "Timestamp", ts)
+	b = field(b, "SignatureVersion", version)
+	b = field(b, "Signature", sig)
+	b = lastField(b, "SigningCertURL", e.SigningCertURL(publicURL))
+	return append(b, '}'), c.MessageID, nil
+}
+
+// confirmationText is Herald's standard Message of a confirmation.
+func confirmationText(typ, topicARN, subscriptionARN string) string {
+	if typ == TypeUnsubscribeConfirmation {
+		return "The subscription " + subscriptionARN + " has been deactivated.\n" +
+			"To subscribe again, visit the SubscribeURL in this message."
+	}
+	return "A subscription of this endpoint to the topic " + topicARN + " was requested.\n" +
+		"To confirm it, visit the SubscribeURL in this message."
+}
+
+func normVersion(v string) string {
+	if v == "" {
+		return "1"
+	}
+	return v
+}
+
+func field(b []byte, key, value string) []byte {
+	b = append(b, "  \""...)
+	b = append(b, key...)
+	b = append(b, "\" : "...)
+	b = appendJSONString(b, value)
+	return append(b, ",\n"...)
+}
+
+func lastField(b []byte, key, value string) []byte {
+	b = append(b, "  \""...)
+	b = append(b, key...)
+	b = append(b, "\" : "...)
+	b = appendJSONString(b, value)
+	return append(b, '\n')
+}
+
+// appendAttributes writes MessageAttributes as AWS renders them in
+// envelopes: {"name" : {"Type":"String","Value":"..."}}, binary values in
+// base64, names in byte order.
+func appendAttributes(b []byte, attrs map[string]sns.MessageAttributeValue) []byte {
+	names := make([]string, 0, len(attrs))
+	for k := range attrs {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	b = append(b, "  \"MessageAttributes\" : {\n"...)
+	for i, k := range names {
+		v := attrs[k]
+		b = append(b, "    "...)
+		b = appendJSONString(b, k)
+		b = append(b, ` : {"Type":`...)
+		b = appendJSONString(b, v.DataType)
+		b = append(b, `,"Value":`...)
+		if len(v.DataType) >= 6 && v.DataType[:6] == "Binary" {
+			b = appendJSONString(b, base64.StdEncoding.EncodeToString(v.BinaryValue))
+		} else {
+			b = appendJSONString(b, v.StringValue)
+		}
+		b = append(b, '}')
+		if i < len(names)-1 {
+			b = append(b, ',')
+		}
+		b = append(b, '\n')
+	}
+	return append(b, "  }\n"...)
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendJSONString writes s as a JSON string. Unlike encoding/json it does
+// not escape <, > and &, as AWS does not; invalid UTF-8 becomes U+FFFD.
+func appendJSONString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		if c < utf8.RuneSelf {
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			// A run of invalid bytes becomes one U+FFFD, as
+			// strings.ToValidUTF8 does for the string to sign.
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			for i++; i < len(s); i++ {
+				if r, size := utf8.DecodeRuneInString(s[i:]); r != utf8.RuneError || size != 1 {
+					break
+				}
+			}
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, `\u202`...)
+			b = strconv.AppendInt(b, int64(r&0xf), 16)
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
