@@ -253,7 +253,7 @@ func TestSNSRetriesThenDeadLetterQueue(t *testing.T) {
 	})
 }
 
-// TestSNSFanOutSurvivesAKill publishes to a topic with 200 queue
+// TestSNSFanOutSurvivesAKill publishes to a topic with 1,000 queue
 // subscribers and kills Herald with SIGKILL at once: after a restart every
 // queue still gets the message.
 func TestSNSFanOutSurvivesAKill(t *testing.T) {
@@ -262,7 +262,7 @@ func TestSNSFanOutSurvivesAKill(t *testing.T) {
 	c, q := snsClient(s), sqsClient(s)
 	topic := newTopic(t, c, nil)
 	var urls []string
-	for range 200 {
+	for range 1000 {
 		u := newQueue(t, q, "", nil)
 		urls = append(urls, u)
 		subscribe(t, c, topic, "sqs", queueArn(t, q, u), map[string]string{"RawMessageDelivery": "true"})
@@ -283,7 +283,7 @@ func TestSNSFanOutSurvivesAKill(t *testing.T) {
 				break
 			}
 			if time.Now().After(deadline) {
-				t.Fatalf("queue %d of 200 never got the message after the kill", i)
+				t.Fatalf("queue %d of 1000 never got the message after the kill", i)
 			}
 		}
 	}

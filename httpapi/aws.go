@@ -27,3 +27,10 @@ func (s *Server) isAWS(r *http.Request) bool {
 	}
 	return s.aws.Accepts(r)
 }
+
+// HandleGET serves GET (and HEAD) requests for path with h, measured under
+// that path: for documents other packages serve on Herald's listener, such
+// as the certificate SNS signs notifications with.
+func (s *Server) HandleGET(path string, h http.Handler) {
+	s.route(path, methods{http.MethodGet: h.ServeHTTP})
+}

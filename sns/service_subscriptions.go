@@ -226,7 +226,9 @@ func (s *Service) ConfirmSubscription(ctx context.Context, c Caller, in ConfirmS
 	}
 	if sub.Pending || (in.AuthenticateOnUnsubscribe == "true" && !boolAttr(sub.Attributes, attrConfirmationAuthenticated)) {
 		sub.Pending = false
-		if strings.EqualFold(in.AuthenticateOnUnsubscribe, "true") {
+		// Only a signed request may require signed unsubscribes: an
+		// anonymous GET of the SubscribeURL (empty Account) cannot.
+		if strings.EqualFold(in.AuthenticateOnUnsubscribe, "true") && c.Account != "" {
 			sub.Attributes = cloneMap(sub.Attributes)
 			if sub.Attributes == nil {
 				sub.Attributes = map[string]string{}
@@ -262,7 +264,11 @@ func (s *Service) lookupSubscription(ctx context.Context, c Caller, arn, action 
 	if err != nil {
 		return nil, nil, AsError(err)
 	}
-	if c.Account != t.Account && c.Account != sub.Owner {
+	// An anonymous Unsubscribe is the UnsubscribeURL of a notification
+	// being followed: AWS allows it unless the subscription was confirmed
+	// with AuthenticateOnUnsubscribe by a signed request.
+	anonymousUnsubscribe := c.Account == "" && action == "Unsubscribe" && !boolAttr(sub.Attributes, attrConfirmationAuthenticated)
+	if c.Account != t.Account && c.Account != sub.Owner && !anonymousUnsubscribe {
 		return nil, nil, authorize(c, t.Account, action, arn)
 	}
 	return t, sub, nil

@@ -18,6 +18,9 @@ type awsConfig struct {
 	region     string
 	accessKeys string // AKID:SECRET[:ACCOUNT],...
 	limits     sqsLimits
+	// snsKeyFile and snsCertFile hold the key and certificate SNS signs
+	// notifications with; empty: one kept in the data directory.
+	snsKeyFile, snsCertFile string
 	// receiptSecret keys the MAC of receipt handles; nodes of one cluster
 	// share it.
 	receiptSecret string
@@ -35,6 +38,8 @@ func (c *awsConfig) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.accessKeys, "aws-access-keys", "", "AWS access keys accepted by the SQS/SNS APIs, comma-separated AKID:SECRET or AKID:SECRET:ACCOUNT; when set, every AWS request must carry a valid SigV4 signature (prefer the environment variable)")
 	fs.Var(&c.limits, "sqs-limit", "override one SQS limit, NAME=VALUE (repeatable), e.g. MaxMaximumMessageSize=2097152; names: "+strings.Join(limitNames(), ", "))
 	fs.StringVar(&c.receiptSecret, "sqs-receipt-secret", "", "secret keying SQS receipt handles so clients cannot forge them; every node of a cluster needs the same (prefer the environment variable)")
+	fs.StringVar(&c.snsKeyFile, "sns-signing-key-file", "", "PEM RSA private key SNS signs notifications with (with --sns-signing-cert-file; every node of a cluster needs the same); empty: one created in --data-dir")
+	fs.StringVar(&c.snsCertFile, "sns-signing-cert-file", "", "PEM certificate of --sns-signing-key-file, served at the SigningCertURL")
 	fs.StringVar(&c.redisAddr, "redis-addr", "127.0.0.1:6379", "Redis (host:port) keeping queue visibility and order when --store is cassandra")
 	fs.StringVar(&c.redisPassword, "redis-password", "", "Redis password (prefer the environment variable)")
 	fs.IntVar(&c.redisDB, "redis-db", 0, "Redis database number")

@@ -53,7 +53,7 @@ func openQueues(db cache.Store, cfg awsConfig, log *slog.Logger) (*queueService,
 
 // awsHandler is the AWS edge over the queue service, checking signatures
 // when access keys are configured.
-func awsHandler(q *queueService, cfg awsConfig, log *slog.Logger) (*awsapi.Handler, error) {
+func awsHandler(q *queueService, t *topicService, cfg awsConfig, log *slog.Logger) (*awsapi.Handler, error) {
 	keys, err := parseAccessKeys(cfg.accessKeys)
 	if err != nil {
 		return nil, err
@@ -71,7 +71,7 @@ func awsHandler(q *queueService, cfg awsConfig, log *slog.Logger) (*awsapi.Handl
 		verifier = awsauth.NewVerifier(creds)
 	}
 	return awsapi.New(awsapi.Config{
-		SQS: q.svc, Verifier: verifier, KeyAccounts: accounts,
+		SQS: q.svc, SNS: awsapi.NewSNSService(t.svc, log), Verifier: verifier, KeyAccounts: accounts,
 		DefaultAccount: cfg.account, Logger: log,
 	}), nil
 }

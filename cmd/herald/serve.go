@@ -16,6 +16,7 @@ import (
 	"github.com/heraldmq/herald/cache"
 	"github.com/heraldmq/herald/httpapi"
 	"github.com/heraldmq/herald/metrics"
+	"github.com/heraldmq/herald/sns/snshttp"
 )
 
 // serveConfig is everything 'herald serve' is told.
@@ -107,14 +108,21 @@ func serve(ctx context.Context, cfg serveConfig, stderr io.Writer) error {
 		return err
 	}
 	defer queues.closer()
-	aws, err := awsHandler(queues, cfg.aws, log)
+	topics, err := openTopics(db, svc, queues, cfg.aws, cfg.store.dataDir, log)
+	if err != nil {
+		return err
+	}
+	defer topics.close()
+	aws, err := awsHandler(queues, topics, cfg.aws, log)
 	if err != nil {
 		return err
 	}
 	handler.SetAWSHandler(aws)
+	handler.HandleGET(snshttp.DefaultCertPath, topics.signer.CertHandler())
 	bgCtx, stopBackground := context.WithCancel(context.Background())
 	defer stopBackground()
 	go queues.run(bgCtx)
+	go topics.run(bgCtx)
 
 	ln, err := net.Listen("tcp", cfg.listen)
 	if err != nil {

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"context"
+	"crypto/sha1"
+	"encoding/binary"
+	"fmt"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/heraldmq/herald/cache"
+	"github.com/heraldmq/herald/cassandrastore"
+	"github.com/heraldmq/herald/pebblestore"
+	"github.com/heraldmq/herald/sns"
+	"github.com/heraldmq/herald/sns/snshttp"
+)
+
+// topicService is the SNS service wired to the engine, the queue service
+// (its internal queues and sqs deliveries), the message cache (path
+// deliveries) and the HTTP deliverer.
+type topicService struct {
+	svc      *sns.Service
+	signer   *snshttp.Signer
+	delivery *snshttp.Deliverer
+}
+
+// openTopics builds the SNS service. Notifications are signed with a key
+// from --sns-signing-key-file/--sns-signing-cert-file, or with one Herald
+// creates and keeps in the data directory (every node of a cluster must
+// share one: configure the files there).
+func openTopics(db cache.Store, cacheSvc *cache.Service, queues *queueService, cfg awsConfig, dataDir string, log *slog.Logger) (*topicService, error) {
+	var store sns.Store
+	switch st := db.(type) {
+	case *pebblestore.DB:
+		store = st.Topics()
+	case *cassandrastore.Store:
+		store = st.Topics()
+	default:
+		return nil, fmt.Errorf("no topic store for %T", db)
+	}
+	signer, err := loadSigner(cfg, dataDir)
+	if err != nil {
+		return nil, err
+	}
+	d, err := snshttp.New(snshttp.Config{Signer: signer})
+	if err != nil {
+		return nil, err
+	}
+	svc := sns.NewService(store, sns.Config{
+		Region: cfg.region, Logger: log, Queues: queues.svc,
+		HTTP:     httpDeliverer{d},
+		Paths:    cachePaths{cacheSvc},
+		Envelope: signedEnvelope(d),
+	})
+	return &topicService{svc: svc, signer: signer, delivery: d}, nil
+}
+
+func loadSigner(cfg awsConfig, dataDir string) (*snshttp.Signer, error) {
+	if cfg.snsKeyFile != "" || cfg.snsCertFile != "" {
+		key, err := os.ReadFile(cfg.snsKeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("--sns-signing-key-file: %w", err)
+		}
+		cert, err := os.ReadFile(cfg.snsCertFile)
+		if err != nil {
+			return nil, fmt.Errorf("--sns-signing-cert-file: %w", err)
+		}
+		return snshttp.NewSigner(key, cert)
+	}
+	if err := os.MkdirAll(dataDir, 0o755); err != nil {
+		return nil, err
+	}
+	return snshttp.LoadOrCreateSigner(dataDir)
+}
+
+func (t *topicService) run(ctx context.Context) { t.svc.Run(ctx) }
+
+func (t *topicService) close() {
+	t.svc.Close()
+	t.delivery.Close()
+}
+
+// httpDeliverer adapts snshttp's Deliverer to the Service's HTTPDeliverer.
+type httpDeliverer struct{ d *snshttp.Deliverer }
+
+func target(t sns.Target) snshttp.Target {
+	return snshttp.Target{SubscriptionARN: t.SubscriptionARN, TopicARN: t.TopicARN, Endpoint: t.Endpoint, Raw: t.Raw,
+		SignatureVersion: t.SignatureVersion, ContentType: t.ContentType, PublicURL: t.PublicURL()}
+}
+
+func (h httpDeliverer) Deliver(ctx context.Context, t sns.Target, n sns.Notification) error {
+	return h.d.Deliver(ctx, target(t), n)
+}
+
+func (h httpDeliverer) SendConfirmation(ctx context.Context, t sns.Target, c sns.Confirmation) error {
+	return h.d.SendConfirmationMessage(ctx, target(t), snshttp.TypeSubscriptionConfirmation, snshttp.Confirmation{
+		TopicARN: c.TopicARN, Token: c.Token, SubscribeURL: c.SubscribeURL, MessageID: c.MessageID, Timestamp: c.Timestamp})
+}
+
+// signedEnvelope builds the signed JSON envelope queues get for a
+// notification that is not raw, as AWS sends it.
+func signedEnvelope(d *snshttp.Deliverer) sns.Enveloper {
+	return func(t sns.Target, n sns.Notification) (string, error) {
+		b, err := d.Encoder().Notification(&n, t.SubscriptionARN, t.SignatureVersion, t.PublicURL())
+		return string(b), err
+	}
+}
+
+// cachePaths stores notifications in the message cache for path
+// subscriptions. The cache message id is derived from the SNS message id
+// and the path, so a delivery that runs twice stores the message once.
+type cachePaths struct{ c *cache.Service }
+
+func (p cachePaths) PutNotification(ctx context.Context, path string, n sns.Notification) error {
+	meta, err := sns.PathMetadata(path, n)
+	if err != nil {
+		return err
+	}
+	id := stableV1(n.MessageID+"\x00"+path, n.Timestamp)
+	_, _, err = p.c.Put(ctx, cache.PutInput{MessageID: id.String(), Metadata: meta, Body: []byte(n.Message)})
+	return err
+}
+
+// stableV1 is a version 1 UUID determined by key and t: its time is t's
+// millisecond plus a sub-millisecond offset, and its clock sequence and
+// node come from a hash of key. The same notification delivered twice to
+// one path gets the same id (the cache stores it once); two paths get two.
+func stableV1(key string, t time.Time) uuid.UUID {
+	sum := sha1.Sum([]byte(key))
+	// 100 ns ticks since 1582-10-15, rounded down to the millisecond.
+	const gregorianOffset = 122192928000000000
+	ticks := uint64(t.UnixMilli())*10000 + gregorianOffset
+	ticks += uint64(binary.BigEndian.Uint16(sum[0:2])) % 10000
+	var id uuid.UUID
+	binary.BigEndian.PutUint32(id[0:4], uint32(ticks))
+	binary.BigEndian.PutUint16(id[4:6], uint16(ticks>>32))
+	binary.BigEndian.PutUint16(id[6:8], uint16(ticks>>48)&0x0fff|0x1000) // version 1
+	copy(id[8:], sum[2:10])
+	id[8] = id[8]&0x3f | 0x80 // RFC 4122 variant
+	return id
+}
