@@ -65,11 +65,12 @@ func (s *Service) target(dj *deliveryJob, sub jobSub) Target {
 		Protocol: sub.Protocol, Endpoint: sub.Endpoint, Raw: boolAttr(sub.Attrs, AttrRawMessageDelivery),
 		SignatureVersion: dj.SignatureVersion, Scheme: dj.Pub.Scheme, Host: dj.Pub.Host,
 	}
-	if sub.Protocol == ProtocolHTTP || sub.Protocol == ProtocolHTTPS {
-		if p, _, err := s.cfg.DeliveryPolicies.Effective(dj.TopicPolicy, sub.Attrs[AttrDeliveryPolicy]); err == nil {
-			if dp, ok := p.(DeliveryPolicy); ok {
-				t.ContentType = dp.HeaderContentType
-			}
+	// Only a delivery policy can change the content type; most
+	// subscriptions have none, and parsing one per delivery is costly.
+	subPolicy := sub.Attrs[AttrDeliveryPolicy]
+	if (sub.Protocol == ProtocolHTTP || sub.Protocol == ProtocolHTTPS) && (dj.TopicPolicy != "" || subPolicy != "") {
+		if dp, err := ParseDeliveryPolicy(dj.TopicPolicy, subPolicy); err == nil {
+			t.ContentType = dp.HeaderContentType
 		}
 	}
 	return t

@@ -21,6 +21,8 @@ type awsConfig struct {
 	// snsKeyFile and snsCertFile hold the key and certificate SNS signs
 	// notifications with; empty: one kept in the data directory.
 	snsKeyFile, snsCertFile string
+	// snsWorkers and snsParallelism size the fan-out and delivery workers.
+	snsWorkers, snsParallelism int
 	// receiptSecret keys the MAC of receipt handles; nodes of one cluster
 	// share it.
 	receiptSecret string
@@ -40,6 +42,8 @@ func (c *awsConfig) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.receiptSecret, "sqs-receipt-secret", "", "secret keying SQS receipt handles so clients cannot forge them; every node of a cluster needs the same (prefer the environment variable)")
 	fs.StringVar(&c.snsKeyFile, "sns-signing-key-file", "", "PEM RSA private key SNS signs notifications with (with --sns-signing-cert-file; every node of a cluster needs the same); empty: one created in --data-dir")
 	fs.StringVar(&c.snsCertFile, "sns-signing-cert-file", "", "PEM certificate of --sns-signing-key-file, served at the SigningCertURL")
+	fs.IntVar(&c.snsWorkers, "sns-workers", 8, "SNS fan-out and delivery workers per internal queue on this node")
+	fs.IntVar(&c.snsParallelism, "sns-parallelism", 32, "concurrent deliveries of one SNS delivery job")
 	fs.StringVar(&c.redisAddr, "redis-addr", "127.0.0.1:6379", "Redis (host:port) keeping queue visibility and order when --store is cassandra")
 	fs.StringVar(&c.redisPassword, "redis-password", "", "Redis password (prefer the environment variable)")
 	fs.IntVar(&c.redisDB, "redis-db", 0, "Redis database number")

@@ -54,6 +54,12 @@ func openTopics(db cache.Store, cacheSvc *cache.Service, queues *queueService, c
 		HTTP:     httpDeliverer{d},
 		Paths:    cachePaths{cacheSvc},
 		Envelope: signedEnvelope(d),
+		// A job a dead node held comes back after its visibility timeout;
+		// workers extend it while they are busy, so it can be short.
+		PublishVisibility:  15 * time.Second,
+		DeliveryVisibility: 30 * time.Second,
+		Workers:            cfg.snsWorkers,
+		Parallelism:        cfg.snsParallelism,
 	})
 	return &topicService{svc: svc, signer: signer, delivery: d}, nil
 }

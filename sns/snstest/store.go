@@ -115,11 +115,16 @@ func (e *env) listAll(topicID uuid.UUID, page int) []*sns.Subscription {
 		if len(got) > page {
 			e.t.Fatalf("ListSubscriptions returned %d subscriptions, more than the limit %d", len(got), page)
 		}
+		for _, sub := range got {
+			if compareIDs(sub.ID, after) <= 0 && !(after == uuid.Nil && sub.ID == uuid.Nil) {
+				e.t.Fatalf("ListSubscriptions(after %v) returned %v, not after it", after, sub.ID)
+			}
+			after = sub.ID
+		}
 		out = append(out, got...)
 		if len(got) < page {
 			return out
 		}
-		after = got[len(got)-1].ID
 	}
 	e.t.Fatal("ListSubscriptions never ended")
 	return nil
@@ -138,11 +143,16 @@ func (e *env) listTopics(account string, page int) []*sns.Topic {
 		if len(got) > page {
 			e.t.Fatalf("ListTopics returned %d topics, more than the limit %d", len(got), page)
 		}
+		for _, tp := range got {
+			if tp.Name <= after {
+				e.t.Fatalf("ListTopics(after %q) returned %q, not after it", after, tp.Name)
+			}
+			after = tp.Name
+		}
 		out = append(out, got...)
 		if len(got) < page {
 			return out
 		}
-		after = got[len(got)-1].Name
 	}
 	e.t.Fatal("ListTopics never ended")
 	return nil
