@@ -113,6 +113,7 @@ func serve(ctx context.Context, cfg serveConfig, stderr io.Writer) error {
 		return err
 	}
 	defer topics.close()
+	registerSNSMetrics(m.Registry, topics.svc.Stats())
 	aws, err := awsHandler(queues, topics, cfg.aws, log)
 	if err != nil {
 		return err

@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"sync/atomic"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/google/uuid"
 
@@ -147,4 +150,27 @@ func stableV1(key string, t time.Time) uuid.UUID {
 	copy(id[8:], sum[2:10])
 	id[8] = id[8]&0x3f | 0x80 // RFC 4122 variant
 	return id
+}
+
+// registerSNSMetrics exposes the SNS service's delivery counters on
+// /metrics as herald_sns_deliveries_total{outcome=...} and
+// herald_sns_published_total.
+func registerSNSMetrics(reg prometheus.Registerer, st *sns.Stats) {
+	counter := func(name, help, outcome string, v *atomic.Int64) prometheus.Collector {
+		opts := prometheus.CounterOpts{Name: name, Help: help}
+		if outcome != "" {
+			opts.ConstLabels = prometheus.Labels{"outcome": outcome}
+		}
+		return prometheus.NewCounterFunc(opts, func() float64 { return float64(v.Load()) })
+	}
+	const deliveries = "herald_sns_deliveries_total"
+	const help = "SNS deliveries to subscriptions by outcome: delivered, filtered (skipped by a filter policy), retried (a failed attempt scheduled again), dead_lettered, dropped."
+	reg.MustRegister(
+		counter("herald_sns_published_total", "SNS publish jobs expanded into deliveries.", "", &st.Published),
+		counter(deliveries, help, "delivered", &st.Delivered),
+		counter(deliveries, help, "filtered", &st.Filtered),
+		counter(deliveries, help, "retried", &st.Retried),
+		counter(deliveries, help, "dead_lettered", &st.DeadLettered),
+		counter(deliveries, help, "dropped", &st.Dropped),
+	)
 }
