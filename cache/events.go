@@ -1,0 +1,24 @@
+package cache
+
+import "context"
+
+// Events carries every stored message to whoever follows its paths: live
+// subscribers on this node or any other (WebSocket clients, the event
+// stream endpoint) and, with AMQP, backend systems bound to the
+// herald.events exchange. There is one implementation per deployment: in
+// process on one node (LocalEvents), through RabbitMQ across nodes
+// (package amqp).
+//
+// An event is one (message, path) pair: a message stored under three paths
+// is three events, each routed by its own path.
+type Events interface {
+	// Publish hands a stored message over for fan-out, one event per path.
+	// It returns once the events are accepted (buffered); when the fan-out
+	// is behind it blocks (back-pressure) until there is room or ctx ends.
+	Publish(ctx context.Context, m *Message) error
+	// Subscribe calls fn for each event, published on any node from now
+	// on, whose path matches pattern (AMQP topic syntax, package paths).
+	// fn runs on a goroutine of the implementation and must not block for
+	// long. cancel stops the subscription and releases its resources.
+	Subscribe(pattern string, fn func(path string, m *Message)) (cancel func(), err error)
+}
