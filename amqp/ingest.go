@@ -119,17 +119,23 @@ func (g *Ingest) session(ctx context.Context, conn *rabbit.Connection) error {
 	g.once.Do(func() { close(g.ready) })
 	g.o.Logger.Info("consuming", "amqp", "ingest", "queue", g.o.IngestQueue)
 
+	acks := newAcker(func(tag uint64) error { return ch.Ack(tag, true) }, g.o.Prefetch)
 	var wg sync.WaitGroup
 	for range g.o.IngestWorkers {
 		wg.Go(func() {
 			for d := range deliveries {
-				g.handle(ctx, &d)
+				if g.handle(ctx, &d) {
+					acks.acked(d.DeliveryTag)
+				} else {
+					acks.finished(d.DeliveryTag)
+				}
 			}
 		})
 	}
 	stopped := make(chan struct{})
 	go func() {
 		wg.Wait()
+		acks.close()
 		close(stopped)
 	}()
 	select {
@@ -142,11 +148,13 @@ func (g *Ingest) session(ctx context.Context, conn *rabbit.Connection) error {
 	}
 }
 
-// handle puts one delivery and settles it.
-func (g *Ingest) handle(ctx context.Context, d *rabbit.Delivery) {
+// handle puts one delivery. It reports true when d is to be acknowledged
+// (the caller's acker does it); otherwise it has settled d itself (nack
+// for a retry, or dead-lettered).
+func (g *Ingest) handle(ctx context.Context, d *rabbit.Delivery) bool {
 	if ctx.Err() != nil { // stopping: leave it to the next consumer
 		d.Nack(false, true)
-		return
+		return false
 	}
 	in, err := toPutInput(d)
 	if err == nil {
@@ -163,8 +171,7 @@ func (g *Ingest) handle(ctx context.Context, d *rabbit.Delivery) {
 			} else {
 				g.repeats.Add(1)
 			}
-			d.Ack(false)
-			return
+			return true
 		}
 	}
 	switch herald.ErrorCode(err) {
@@ -173,6 +180,7 @@ func (g *Ingest) handle(ctx context.Context, d *rabbit.Delivery) {
 	default: // unavailable, or a failure that may pass: retry later
 		g.requeueLater(ctx, d, err)
 	}
+	return false
 }
 
 // requeueLater waits for the shared, increasing backoff and returns d to

@@ -21,6 +21,7 @@ type Service struct {
 
 	mu       sync.RWMutex
 	onStored []func(*Message)
+	events   Events // nil: stored messages are not published
 }
 
 // NewService returns a Service over store with the given limits.
@@ -38,6 +39,19 @@ func (s *Service) OnStored(fn func(*Message)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.onStored = append(s.onStored, fn)
+}
+
+// SetEvents makes the service publish every message it newly stores (not
+// repeats) to e, after the OnStored hooks; nil stops publishing. Publish
+// only buffers, so a put waits for the fan-out only while e's buffer is
+// full (back-pressure). The put's context is detached for Publish: a
+// client that leaves after its message is durable does not lose the
+// message's events. A Publish error (e closed at shutdown) does not fail
+// the put, whose message is stored.
+func (s *Service) SetEvents(e Events) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.events = e
 }
 
 // PutInput is a message as a client submits it. Empty ids are assigned.
@@ -69,14 +83,23 @@ func (s *Service) Put(ctx context.Context, in PutInput) (*Message, bool, error) 
 		return nil, false, err
 	}
 	if created {
-		s.mu.RLock()
-		hooks := s.onStored
-		s.mu.RUnlock()
-		for _, fn := range hooks {
-			fn(stored)
-		}
+		s.stored(ctx, stored)
 	}
 	return stored, created, nil
+}
+
+// stored runs the OnStored hooks for a newly stored message, then hands it
+// to the Events.
+func (s *Service) stored(ctx context.Context, m *Message) {
+	s.mu.RLock()
+	hooks, events := s.onStored, s.events
+	s.mu.RUnlock()
+	for _, fn := range hooks {
+		fn(m)
+	}
+	if events != nil {
+		_ = events.Publish(context.WithoutCancel(ctx), m)
+	}
 }
 
 // PutBatch stores up to MaxBatch messages concurrently; each entry succeeds

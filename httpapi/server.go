@@ -24,6 +24,7 @@ type Server struct {
 	mux     *http.ServeMux
 	ready   func(context.Context) error // nil: always ready
 	aws     AWSHandler                  // nil: no AWS APIs
+	events  *eventStream                // nil: GET /v1/events answers 501
 }
 
 // New returns the HTTP handler for Herald's API over the cache service.
@@ -36,6 +37,7 @@ func New(c *cache.Service, m *metrics.Metrics, log *slog.Logger) *Server {
 	s.route("/v1/all", methods{http.MethodGet: s.all})
 	s.route("/v1/journal", methods{http.MethodGet: s.journal})
 	s.route("/v1/paths", methods{http.MethodGet: s.paths})
+	s.route("/v1/events", methods{http.MethodGet: s.streamEvents})
 	s.route("/healthz", methods{http.MethodGet: s.healthz})
 	s.route("/metrics", methods{http.MethodGet: m.Handler().ServeHTTP})
 	s.route("/", methods{}) // anything else: a JSON 404

@@ -24,6 +24,7 @@ type serveConfig struct {
 	listen      string
 	store       storeConfig
 	aws         awsConfig
+	amqp        amqpConfig
 	logLevel    string
 	pprofListen string
 	cache       cache.Config
@@ -35,6 +36,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&cfg.listen, "listen", "127.0.0.1:4566", "address to serve HTTP on (host:port; port 0 picks a free one)")
 	cfg.store.register(fs)
 	cfg.aws.register(fs)
+	cfg.amqp.register(fs)
 	fs.StringVar(&cfg.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.StringVar(&cfg.pprofListen, "pprof-listen", "", "serve Go's profiler (net/http/pprof) on this address; empty disables it")
 	fs.DurationVar(&cfg.cache.DefaultTTL, "default-ttl", cfg.cache.DefaultTTL, "TTL of a message that names none")
@@ -103,6 +105,13 @@ func serve(ctx context.Context, cfg serveConfig, stderr io.Writer) error {
 	if r, ok := db.(interface{ Ready(context.Context) error }); ok {
 		handler.SetReadinessCheck(r.Ready)
 	}
+	events, err := openEvents(cfg.amqp, svc, m.Registry, log)
+	if err != nil {
+		return err
+	}
+	defer events.close()
+	svc.SetEvents(events.events)
+	handler.SetEvents(events.events)
 	queues, err := openQueues(db, cfg.aws, log)
 	if err != nil {
 		return err

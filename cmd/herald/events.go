@@ -1,0 +1,76 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/heraldmq/herald/amqp"
+	"github.com/heraldmq/herald/cache"
+)
+
+// eventsWiring is the fan-out of stored messages this node uses: in
+// process without --amqp-url; through RabbitMQ with it, plus the ingest
+// consumer.
+type eventsWiring struct {
+	events cache.Events
+	close  func()
+}
+
+// openEvents builds the Events and, with AMQP, starts ingesting into svc.
+func openEvents(cfg amqpConfig, svc *cache.Service, reg prometheus.Registerer, log *slog.Logger) (*eventsWiring, error) {
+	if cfg.url == "" {
+		local := cache.NewLocalEvents(cache.LocalEventsOptions{Logger: log})
+		return &eventsWiring{events: local, close: func() { local.Close() }}, nil
+	}
+	opts := amqp.Options{
+		URL: cfg.url, IngestExchange: cfg.ingestExchange, IngestQueue: cfg.ingestQueue,
+		DLX: cfg.dlx, DeadQueue: strings.TrimSuffix(cfg.dlx, ".dlx") + ".dead",
+		EventsExchange: cfg.eventsExchange, Prefetch: cfg.prefetch, PublishBuffer: cfg.publishBuffer,
+		Logger: log,
+	}
+	ev, err := amqp.NewEvents(opts)
+	if err != nil {
+		return nil, err
+	}
+	ingest, err := amqp.NewIngest(opts, svc)
+	if err != nil {
+		closeCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		ev.Close(closeCtx)
+		return nil, err
+	}
+	registerAMQPMetrics(reg, ev, ingest)
+	return &eventsWiring{events: ev, close: func() {
+		ingest.Close()
+		// Give buffered events a few seconds to be confirmed by RabbitMQ.
+		closeCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := ev.Close(closeCtx); err != nil {
+			log.Warn("closing the event stream", "err", err)
+		}
+	}}, nil
+}
+
+// registerAMQPMetrics exposes the bridge's counters and its event buffer.
+func registerAMQPMetrics(reg prometheus.Registerer, ev *amqp.Events, in *amqp.Ingest) {
+	gauge := func(name, help string, f func() float64) prometheus.Collector {
+		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, f)
+	}
+	counter := func(name, help string, f func() float64) prometheus.Collector {
+		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help}, f)
+	}
+	reg.MustRegister(
+		gauge("herald_amqp_events_buffered", "Events accepted but not yet confirmed by RabbitMQ.", func() float64 { return float64(ev.Stats().Buffered) }),
+		gauge("herald_amqp_events_buffer_capacity", "Events that may be buffered before puts wait.", func() float64 { return float64(ev.Stats().Capacity) }),
+		counter("herald_amqp_events_confirmed_total", "Events RabbitMQ confirmed.", func() float64 { return float64(ev.Stats().Confirmed) }),
+		counter("herald_amqp_events_republished_total", "Events published again after a connection loss.", func() float64 { return float64(ev.Stats().Republished) }),
+		counter("herald_amqp_events_blocked_total", "Publishes that waited for room in the event buffer (back-pressure).", func() float64 { return float64(ev.Stats().Blocked) }),
+		counter("herald_amqp_ingest_stored_total", "Ingested messages newly stored.", func() float64 { return float64(in.Stats().Stored) }),
+		counter("herald_amqp_ingest_requeued_total", "Ingest deliveries requeued for a later retry.", func() float64 { return float64(in.Stats().Requeued) }),
+		counter("herald_amqp_ingest_dead_lettered_total", "Invalid ingested messages sent to the dead-letter exchange.", func() float64 { return float64(in.Stats().DeadLettered) }),
+	)
+}
