@@ -22,8 +22,8 @@ func (s *Server) isAWS(r *http.Request) bool {
 	if s.aws == nil {
 		return false
 	}
-	if _, pattern := s.mux.Handler(r); pattern != "/" {
-		return false // one of Herald's own routes
+	if _, pattern := s.mux.Handler(r); pattern != "/" && pattern != rootPattern {
+		return false // one of Herald's own routes (the page at "/" only for non-AWS requests)
 	}
 	return s.aws.Accepts(r)
 }

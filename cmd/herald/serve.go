@@ -17,6 +17,7 @@ import (
 	"github.com/heraldmq/herald/httpapi"
 	"github.com/heraldmq/herald/metrics"
 	"github.com/heraldmq/herald/sns/snshttp"
+	"github.com/heraldmq/herald/web"
 )
 
 // serveConfig is everything 'herald serve' is told.
@@ -25,6 +26,7 @@ type serveConfig struct {
 	store       storeConfig
 	aws         awsConfig
 	amqp        amqpConfig
+	ws          wsConfig
 	logLevel    string
 	pprofListen string
 	cache       cache.Config
@@ -37,6 +39,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	cfg.store.register(fs)
 	cfg.aws.register(fs)
 	cfg.amqp.register(fs)
+	cfg.ws.register(fs)
 	fs.StringVar(&cfg.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.StringVar(&cfg.pprofListen, "pprof-listen", "", "serve Go's profiler (net/http/pprof) on this address; empty disables it")
 	fs.DurationVar(&cfg.cache.DefaultTTL, "default-ttl", cfg.cache.DefaultTTL, "TTL of a message that names none")
@@ -129,6 +132,12 @@ func serve(ctx context.Context, cfg serveConfig, stderr io.Writer) error {
 	}
 	handler.SetAWSHandler(aws)
 	handler.HandleGET(snshttp.DefaultCertPath, topics.signer.CertHandler())
+	wsHandler, err := websocketHandler(cfg.ws, cfg.store.engine, svc, events.events, queues, cfg.aws, log)
+	if err != nil {
+		return err
+	}
+	handler.SetWebSocket(wsHandler)
+	handler.SetPage(web.Handler(), web.Assets()...)
 	bgCtx, stopBackground := context.WithCancel(context.Background())
 	defer stopBackground()
 	go queues.run(bgCtx)

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"context"
+	"crypto"
+	"crypto/x509"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"strings"
+
+	"github.com/heraldmq/herald"
+	"github.com/heraldmq/herald/cache"
+	"github.com/heraldmq/herald/sqs"
+	"github.com/heraldmq/herald/ws"
+	"github.com/heraldmq/herald/wsauth"
+)
+
+// websocketHandler builds the /v1/ws gateway: tokens checked by wsauth,
+// live fan-out through events, queue push through the SQS service.
+func websocketHandler(cfg wsConfig, engine string, svc *cache.Service, events cache.Events, queues *queueService, awsCfg awsConfig, log *slog.Logger) (http.Handler, error) {
+	keys, err := loadPublicKeys(cfg.publicKeyFiles)
+	if err != nil {
+		return nil, err
+	}
+	anonymous := cfg.anonymous == "true"
+	switch cfg.anonymous {
+	case "auto":
+		anonymous = engine == "embedded" && cfg.hs256Secret == "" && len(keys) == 0
+	case "true", "false":
+	default:
+		return nil, fmt.Errorf("--ws-anonymous %q: want auto, true or false", cfg.anonymous)
+	}
+	auth, err := wsauth.New(wsauth.Config{HS256Secret: []byte(cfg.hs256Secret), PublicKeys: keys,
+		Anonymous: anonymous, AnonymousGrants: wsauth.AllowAll()})
+	if err != nil {
+		return nil, err
+	}
+	return ws.NewHandler(ws.Config{
+		Cache: svc, Events: events,
+		Authenticate: func(r *http.Request) (ws.Grants, error) {
+			g, err := auth.Authenticate(r)
+			if err != nil {
+				return nil, err
+			}
+			return g, nil
+		},
+		NewQueuePush:     queuePush(queues.svc, awsCfg.account),
+		MaxFrameBytes:    int64(cfg.maxFrameBytes),
+		SendQueueBytes:   cfg.sendQueueBytes,
+		MaxSubscriptions: cfg.maxSubscriptions,
+		Logger:           log,
+	}), nil
+}
+
+// queuePush pushes a device's SQS queue (by name, in the default account)
+// over its WebSocket.
+func queuePush(api sqs.API, account string) ws.NewQueuePushFunc {
+	return func(ctx context.Context, grants ws.Grants, queueName string, vt, maxInFlight int, send func(frame any) error) (ws.QueuePush, error) {
+		name := queueName
+		if i := strings.LastIndexByte(name, '/'); i >= 0 {
+			name = name[i+1:]
+		}
+		if !grants.CanQueue(name) {
+			return nil, ws.ErrForbidden
+		}
+		caller := sqs.Caller{Account: account, SenderID: "websocket", Scheme: "http", Host: "localhost"}
+		url, err := api.GetQueueURL(ctx, caller, sqs.GetQueueURLInput{QueueName: name})
+		if err != nil {
+			return nil, queueError(err)
+		}
+		qp, err := ws.NewSQSQueuePush(api, caller, url, vt, maxInFlight, send)
+		if err != nil {
+			return nil, queueError(err)
+		}
+		return qp, nil
+	}
+}
+
+// loadPublicKeys reads PEM public keys from comma-separated files.
+func loadPublicKeys(files string) ([]crypto.PublicKey, error) {
+	var keys []crypto.PublicKey
+	for _, f := range strings.Split(files, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			return nil, fmt.Errorf("--ws-jwt-public-keys: %w", err)
+		}
+		block, _ := pem.Decode(raw)
+		if block == nil {
+			return nil, fmt.Errorf("--ws-jwt-public-keys: %s holds no PEM block", f)
+		}
+		k, err := x509.ParsePKIXPublicKey(block.Bytes)
+		if err != nil {
+			return nil, fmt.Errorf("--ws-jwt-public-keys: %s: %w", f, err)
+		}
+		keys = append(keys, k)
+	}
+	return keys, nil
+}
+
+// queueError maps an SQS error to the domain codes the gateway reports.
+func queueError(err error) error {
+	var se *sqs.Error
+	if !errors.As(err, &se) {
+		return err
+	}
+	switch {
+	case se.Code == sqs.CodeQueueDoesNotExist:
+		return herald.Errorf(herald.ENotFound, "no queue named so in this account")
+	case se.Sender:
+		return herald.Errorf(herald.EInvalid, "%s", se.Message)
+	default:
+		return herald.Unavailable("queue", err)
+	}
+}

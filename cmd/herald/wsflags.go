@@ -1,0 +1,22 @@
+package main
+
+import "flag"
+
+// wsConfig configures the WebSocket gateway at /v1/ws.
+type wsConfig struct {
+	anonymous        string // auto, true or false
+	hs256Secret      string
+	publicKeyFiles   string
+	maxSubscriptions int
+	sendQueueBytes   int
+	maxFrameBytes    int
+}
+
+func (c *wsConfig) register(fs *flag.FlagSet) {
+	fs.StringVar(&c.anonymous, "ws-anonymous", "auto", "let WebSocket clients without a token subscribe and publish to everything: true, false, or auto (true on the embedded store when no token keys are configured, false otherwise)")
+	fs.StringVar(&c.hs256Secret, "ws-jwt-secret", "", "HS256 secret WebSocket tokens may be signed with (prefer the environment variable)")
+	fs.StringVar(&c.publicKeyFiles, "ws-jwt-public-keys", "", "PEM files (comma-separated) of RSA (RS256) or ECDSA (ES256) public keys WebSocket tokens may be signed with")
+	fs.IntVar(&c.maxSubscriptions, "ws-max-subscriptions", 100, "subscriptions one WebSocket connection may hold")
+	fs.IntVar(&c.sendQueueBytes, "ws-send-queue-bytes", 1<<20, "bytes waiting to be sent to one WebSocket client before it is disconnected as too slow (close code 4008)")
+	fs.IntVar(&c.maxFrameBytes, "ws-max-frame-bytes", 1<<20, "largest frame a WebSocket client may send (close code 1009)")
+}

@@ -1,0 +1,56 @@
+// Package web serves Herald's small browser console: one static page (no
+// build step, no external resources) that speaks the WebSocket protocol of
+// docs/websocket.md to subscribe, publish and work a queue. With
+// ?selftest=<word> the page runs a scripted publish-and-receive scenario
+// by itself and reports "SELFTEST PASS <message_uuid>" in its title; the
+// browser end-to-end test drives that.
+package web
+
+import (
+	"embed"
+	"net/http"
+)
+
+//go:embed static/index.html static/app.js static/style.css
+var static embed.FS
+
+// files maps each served URL path to its embedded file and content type.
+var files = map[string]struct{ name, contentType string }{
+	"/":          {"static/index.html", "text/html; charset=utf-8"},
+	"/app.js":    {"static/app.js", "text/javascript; charset=utf-8"},
+	"/style.css": {"static/style.css", "text/css; charset=utf-8"},
+}
+
+// Assets lists the URL paths of the page's own files, which Handler serves
+// besides the page itself at "/"; every other path is a 404. Wire it as
+// httpapi's SetPage(web.Handler(), web.Assets()...).
+func Assets() []string { return []string{"/app.js", "/style.css"} }
+
+// Handler serves the page at "/" and its files at Assets (GET and HEAD).
+func Handler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f, ok := files[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+			return
+		}
+		body, err := static.ReadFile(f.name)
+		if err != nil { // cannot happen: the files are embedded
+			http.Error(w, "internal error", http.StatusInternalServerError)
+			return
+		}
+		h := w.Header()
+		h.Set("Content-Type", f.contentType)
+		h.Set("Cache-Control", "no-cache")
+		h.Set("X-Content-Type-Options", "nosniff")
+		if r.Method == http.MethodHead {
+			return
+		}
+		w.Write(body)
+	})
+}

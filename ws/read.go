@@ -1,0 +1,107 @@
+package ws
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/coder/websocket"
+)
+
+func marshal(v any) ([]byte, error) { return json.Marshal(v) }
+
+// errMalformed marks a frame that breaks the protocol (invalid_frame).
+type errMalformed struct{ msg string }
+
+func (e errMalformed) Error() string { return e.msg }
+
+func malformed(format string, args ...any) error { return errMalformed{fmt.Sprintf(format, args...)} }
+
+// readLoop handles the client's frames in order until the connection ends.
+func (c *conn) readLoop() {
+	bad := 0
+	for {
+		typ, data, err := c.ws.Read(c.ctx)
+		if err != nil {
+			// Oversized frames: the library has closed with 1009 already.
+			return
+		}
+		if c.closing.Load() {
+			continue // draining until the close handshake ends
+		}
+		var f inFrame
+		err = decode(typ, data, &f)
+		if err == nil {
+			err = c.handle(&f)
+		}
+		var m errMalformed
+		if !errors.As(err, &m) {
+			bad = 0
+			continue
+		}
+		if bad++; bad >= c.h.cfg.MaxMalformed {
+			// The close frame answers the last one; keep reading so that
+			// the close handshake completes.
+			c.closeWith(websocket.StatusPolicyViolation, "too many malformed frames")
+			continue
+		}
+		c.sendError(f.ID, codeInvalidFrame, m.msg)
+	}
+}
+
+// decode parses one client frame.
+func decode(typ websocket.MessageType, data []byte, f *inFrame) error {
+	if typ != websocket.MessageText {
+		return malformed("frames must be JSON text frames")
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(f); err != nil {
+		*f = inFrame{}
+		return malformed("frame is not a JSON object: %v", err)
+	}
+	if dec.More() {
+		return malformed("a frame holds one JSON object")
+	}
+	if len(f.ID) > maxIDLen {
+		f.ID = ""
+		return malformed("id is longer than %d characters", maxIDLen)
+	}
+	return nil
+}
+
+// handle serves one decoded frame. A malformed frame returns errMalformed;
+// every other outcome, success or failure, has been answered.
+func (c *conn) handle(f *inFrame) error {
+	if f.ID == "" {
+		return malformed("member \"id\" is required")
+	}
+	switch f.Type {
+	case "ping":
+		c.send(reply("pong", f.ID, nil))
+	case "subscribe":
+		if f.Pattern == "" {
+			return malformed("member \"pattern\" is required")
+		}
+		return c.subscribe(f)
+	case "unsubscribe":
+		if f.Pattern == "" {
+			return malformed("member \"pattern\" is required")
+		}
+		c.unsubscribe(f)
+	case "publish":
+		if f.Message == nil {
+			return malformed("member \"message\" is required")
+		}
+		c.publish(f)
+	case "query":
+		return c.query(f)
+	case "subscribe_queue", "unsubscribe_queue", "ack", "nack":
+		return c.queueFrame(f)
+	case "":
+		return malformed("member \"type\" is required")
+	default:
+		return malformed("unknown frame type %q", f.Type)
+	}
+	return nil
+}

@@ -1,0 +1,116 @@
+package ws
+
+import (
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/heraldmq/herald"
+	"github.com/heraldmq/herald/api"
+	"github.com/heraldmq/herald/cache"
+	"github.com/heraldmq/herald/paths"
+)
+
+// recovery is the parsed start of a recover subscription.
+type recovery struct {
+	from  time.Time      // journal start (time received)
+	after cache.Position // skip journal entries at or before it
+	known bool           // since named a message still stored
+	limit int
+}
+
+// parseRecovery reads since and limit. since is a message_uuid (the
+// journal restarts right after that message, or at its UUID time when it
+// is no longer stored) or an RFC 3339 time.
+func (c *conn) parseRecovery(f *inFrame) (*recovery, error) {
+	r := &recovery{limit: c.h.cfg.RecoverLimit}
+	if f.Limit < 0 {
+		return nil, herald.Errorf(herald.EInvalid, "limit must be positive")
+	}
+	if f.Limit > 0 {
+		r.limit = min(f.Limit, c.h.cfg.MaxRecoverLimit)
+	}
+	if id, err := uuid.Parse(f.Since); err == nil {
+		if id.Version() != 1 {
+			return nil, herald.Errorf(herald.EInvalid, "since %s is not a version 1 UUID", f.Since)
+		}
+		m, err := c.h.cfg.Cache.Get(c.ctx, f.Since)
+		switch {
+		case err == nil:
+			r.from, r.after, r.known = m.ReceivedAt, cache.Position{At: m.ReceivedAt, ID: m.ID}, true
+		case herald.ErrorCode(err) == herald.ENotFound:
+			r.from = cache.UUIDTime(id).Truncate(time.Millisecond)
+			r.after = cache.Position{At: r.from, ID: id}
+		default:
+			return nil, err
+		}
+		return r, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, f.Since)
+	if err != nil {
+		return nil, herald.Errorf(herald.EInvalid, "since must be a message_uuid or an RFC 3339 time, not %q", f.Since)
+	}
+	r.from = t.UTC()
+	return r, nil
+}
+
+// sendRecovery sends the stored messages matching pat received after the
+// recovery's start, oldest first, up to its limit, then the recovered
+// frame.
+func (c *conn) sendRecovery(s *subscription, pat paths.Pattern, r *recovery) error {
+	svc := c.h.cfg.Cache
+	page := svc.Config().MaxLimit
+	to := time.Now().Add(time.Millisecond) // live events cover the rest
+	oldest := to
+	if first, _, err := svc.Journal(c.ctx, time.Unix(0, 0), to, "", 1); err != nil {
+		return err
+	} else if len(first) > 0 {
+		oldest = first[0].ReceivedAt
+	}
+	count, truncated := 0, !r.known && r.from.Before(oldest)
+	cursor := ""
+	from := r.from
+	if from.Before(time.Unix(0, 0)) || from.IsZero() {
+		from = time.Unix(0, 0)
+	}
+	if !from.Before(to) {
+		from = to
+	}
+scan:
+	for {
+		msgs, pg, err := svc.Journal(c.ctx, from, to, cursor, page)
+		if err != nil {
+			return err
+		}
+		for _, m := range msgs {
+			if !r.after.IsZero() && (cache.Position{At: m.ReceivedAt, ID: m.ID}).Compare(r.after) <= 0 {
+				continue
+			}
+			var matched []string
+			for _, p := range m.Paths {
+				if pat.Match(p) {
+					matched = append(matched, p)
+				}
+			}
+			if len(matched) == 0 {
+				continue
+			}
+			if count == r.limit {
+				truncated = true
+				break scan
+			}
+			for _, p := range matched {
+				if !c.sendHistoric(s, sourceRecover, p, m) {
+					return nil
+				}
+			}
+			count++
+		}
+		if pg.NextCursor == "" {
+			break
+		}
+		cursor = pg.NextCursor
+	}
+	c.send(recoveredFrame{Type: "recovered", Subscription: s.pattern, Count: count, Truncated: truncated,
+		Oldest: oldest.UTC().Format(api.TimeFormat)})
+	return nil
+}

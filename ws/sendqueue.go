@@ -1,0 +1,111 @@
+package ws
+
+import (
+	"context"
+	"sync"
+)
+
+// outItem is one frame waiting for the writer: either encoded (b) or a
+// value the writer encodes (v), with its size n counted against the bound.
+type outItem struct {
+	b []byte
+	v any
+	n int
+}
+
+// sendQueue is a connection's bounded (in bytes) queue of outgoing frames.
+// Live events are offered without waiting (offer), and overflow marks the
+// connection as a slow consumer; requests answered on the reader goroutine
+// wait for room instead (put), so a large latest or recover burst slows
+// the reader rather than failing a client that does read.
+type sendQueue struct {
+	mu     sync.Mutex
+	items  []outItem
+	bytes  int
+	limit  int
+	closed bool
+	wake   chan struct{} // a frame was queued
+	room   chan struct{} // the writer took frames
+	over   chan struct{} // closed on overflow
+	once   sync.Once
+}
+
+func newSendQueue(limit int) *sendQueue {
+	return &sendQueue{limit: limit, wake: make(chan struct{}, 1), room: make(chan struct{}, 1), over: make(chan struct{})}
+}
+
+// offer queues it without blocking; false when the connection is closed or
+// the queue overflowed (which also signals over).
+func (q *sendQueue) offer(it outItem) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.closed {
+		return false
+	}
+	if q.bytes+it.n > q.limit && q.bytes > 0 {
+		q.overflow()
+		return false
+	}
+	q.push(it)
+	return true
+}
+
+// put queues it, waiting while the queue is full (a frame larger than the
+// bound goes alone into an empty queue).
+func (q *sendQueue) put(ctx context.Context, it outItem) bool {
+	for {
+		q.mu.Lock()
+		if q.closed {
+			q.mu.Unlock()
+			return false
+		}
+		if q.bytes == 0 || q.bytes+it.n <= q.limit {
+			q.push(it)
+			q.mu.Unlock()
+			return true
+		}
+		q.mu.Unlock()
+		select {
+		case <-q.room:
+		case <-q.over:
+			return false
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
+func (q *sendQueue) push(it outItem) {
+	q.items = append(q.items, it)
+	q.bytes += it.n
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+}
+
+// overflow marks the queue as overflowed; q.mu is held or not needed.
+func (q *sendQueue) overflow() {
+	q.once.Do(func() { close(q.over) })
+}
+
+// take removes every queued frame.
+func (q *sendQueue) take() []outItem {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	items := q.items
+	q.items, q.bytes = nil, 0
+	select {
+	case q.room <- struct{}{}:
+	default:
+	}
+	return items
+}
+
+// close refuses further frames.
+func (q *sendQueue) close() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.closed = true
+	q.items, q.bytes = nil, 0
+}

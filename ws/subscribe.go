@@ -1,0 +1,208 @@
+package ws
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/google/uuid"
+	"github.com/heraldmq/herald"
+	"github.com/heraldmq/herald/cache"
+	"github.com/heraldmq/herald/paths"
+)
+
+// eventKey names one (message, path) event, for skipping duplicates.
+type eventKey struct {
+	id   uuid.UUID
+	path string
+}
+
+type bufferedEvent struct {
+	path string
+	m    *cache.Message
+}
+
+// subscription is one pattern subscription of a connection. Until started
+// it buffers live events (bounded by the send queue's size); afterwards it
+// offers them straight to the send queue, skipping those already sent by
+// the latest or recover phase.
+type subscription struct {
+	c       *conn
+	pattern string
+	cancel  func()
+
+	mu        sync.Mutex
+	buffering bool
+	buf       []bufferedEvent
+	bufBytes  int
+	sent      map[eventKey]struct{} // sent before going live; nil for live
+	stopped   bool
+}
+
+// onEvent is the Events callback: it never blocks.
+func (s *subscription) onEvent(path string, m *cache.Message) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopped {
+		return
+	}
+	if s.buffering {
+		s.bufBytes += frameSize(path, m)
+		if s.bufBytes > s.c.h.cfg.SendQueueBytes {
+			s.c.out.overflow()
+			return
+		}
+		s.buf = append(s.buf, bufferedEvent{path, m})
+		return
+	}
+	s.offer(path, m)
+}
+
+// offer queues a live event unless it was sent already; s.mu is held.
+func (s *subscription) offer(path string, m *cache.Message) {
+	if s.sent != nil {
+		if _, dup := s.sent[eventKey{m.ID, path}]; dup {
+			return
+		}
+	}
+	s.c.out.offer(outItem{
+		v: messageFrame{Type: "message", Subscription: s.pattern, Path: path, Message: toWire(m), Source: sourceLive},
+		n: frameSize(path, m),
+	})
+}
+
+// goLive flushes the buffered events and lets later ones through.
+func (s *subscription) goLive() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, ev := range s.buf {
+		s.offer(ev.path, ev.m)
+	}
+	s.buf, s.bufBytes, s.buffering = nil, 0, false
+}
+
+// stop cancels the subscription; no event is queued after it returns.
+func (s *subscription) stop() {
+	s.cancel()
+	s.mu.Lock()
+	s.stopped = true
+	s.buf = nil
+	s.mu.Unlock()
+}
+
+// subscribe serves a subscribe frame.
+func (c *conn) subscribe(f *inFrame) error {
+	mode := f.Mode
+	switch mode {
+	case "", "live":
+		mode = "live"
+	case "latest":
+	case "recover":
+		if f.Since == "" {
+			return malformed("member \"since\" is required for mode recover")
+		}
+	default:
+		return malformed("mode must be live, latest or recover, not %q", f.Mode)
+	}
+	pat, err := paths.ParsePattern(f.Pattern)
+	if err != nil {
+		c.sendErr(f.ID, herald.Errorf(herald.EInvalid, "pattern: %v", err))
+		return nil
+	}
+	if !c.grants.CanSubscribe(f.Pattern) {
+		c.sendError(f.ID, codeForbidden, "the token does not allow subscribing to "+f.Pattern)
+		return nil
+	}
+	var rec *recovery
+	if mode == "recover" {
+		if rec, err = c.parseRecovery(f); err != nil {
+			c.sendErr(f.ID, err)
+			return nil
+		}
+	}
+	s := &subscription{c: c, pattern: f.Pattern, buffering: true}
+	if mode != "live" {
+		s.sent = map[eventKey]struct{}{}
+	}
+	c.mu.Lock()
+	if _, dup := c.subs[f.Pattern]; dup {
+		c.mu.Unlock()
+		c.sendError(f.ID, codeInvalid, "already subscribed to "+f.Pattern)
+		return nil
+	}
+	if len(c.subs)+len(c.queues) >= c.h.cfg.MaxSubscriptions {
+		c.mu.Unlock()
+		c.sendError(f.ID, codeTooMany, fmt.Sprintf("a connection holds at most %d subscriptions", c.h.cfg.MaxSubscriptions))
+		return nil
+	}
+	c.subs[f.Pattern] = s
+	c.mu.Unlock()
+	cancel, err := c.h.cfg.Events.Subscribe(f.Pattern, s.onEvent)
+	if err != nil {
+		c.mu.Lock()
+		delete(c.subs, f.Pattern)
+		c.mu.Unlock()
+		c.sendErr(f.ID, err)
+		return nil
+	}
+	s.cancel = cancel
+	c.send(reply("subscribed", f.ID, map[string]any{"pattern": f.Pattern}))
+	switch mode {
+	case "latest":
+		err = c.sendLatest(s)
+	case "recover":
+		err = c.sendRecovery(s, pat, rec)
+	}
+	if err != nil {
+		// The subscription stays live; the client learns what is missing.
+		c.sendErr(f.ID, err)
+	}
+	s.goLive()
+	return nil
+}
+
+// unsubscribe serves an unsubscribe frame.
+func (c *conn) unsubscribe(f *inFrame) {
+	c.mu.Lock()
+	s, ok := c.subs[f.Pattern]
+	delete(c.subs, f.Pattern)
+	c.mu.Unlock()
+	if !ok {
+		c.sendError(f.ID, codeNotFound, "not subscribed to "+f.Pattern)
+		return
+	}
+	s.stop()
+	c.send(reply("unsubscribed", f.ID, map[string]any{"pattern": f.Pattern}))
+}
+
+// sendHistoric queues one latest or recover message frame and records it.
+func (c *conn) sendHistoric(s *subscription, source, path string, m *cache.Message) bool {
+	s.sent[eventKey{m.ID, path}] = struct{}{} // only the reader touches sent before goLive
+	return c.out.put(c.ctx, outItem{
+		v: messageFrame{Type: "message", Subscription: s.pattern, Path: path, Message: toWire(m), Source: source},
+		n: frameSize(path, m),
+	})
+}
+
+// sendLatest sends the latest message of every matching path, up to
+// MaxRecoverLimit.
+func (c *conn) sendLatest(s *subscription) error {
+	limit := c.h.cfg.MaxRecoverLimit
+	page := c.h.cfg.Cache.Config().MaxLimit
+	cursor, n := "", 0
+	for {
+		items, pg, err := c.h.cfg.Cache.Latest(c.ctx, s.pattern, cursor, min(page, limit-n))
+		if err != nil {
+			return err
+		}
+		for _, it := range items {
+			if !c.sendHistoric(s, sourceLatest, it.Path, it.Message) {
+				return nil
+			}
+			n++
+		}
+		if pg.NextCursor == "" || n >= limit {
+			return nil
+		}
+		cursor = pg.NextCursor
+	}
+}

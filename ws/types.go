@@ -1,0 +1,114 @@
+package ws
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/heraldmq/herald/cache"
+)
+
+// Grants says what one connection's credentials allow.
+type Grants interface {
+	// CanSubscribe reports whether every path pattern can match may be read.
+	CanSubscribe(pattern string) bool
+	// CanPublish reports whether a message may be published to path.
+	CanPublish(path string) bool
+	// CanQueue reports whether the named SQS queue may be consumed.
+	CanQueue(name string) bool
+}
+
+// AllowAll grants everything; it is used when Config.Authenticate is nil.
+type AllowAll struct{}
+
+func (AllowAll) CanSubscribe(string) bool { return true }
+func (AllowAll) CanPublish(string) bool   { return true }
+func (AllowAll) CanQueue(string) bool     { return true }
+
+// QueuePush is one connection's push subscription to an SQS queue.
+type QueuePush interface {
+	// Ack deletes the message received with handle.
+	Ack(handle string) error
+	// Nack makes the message received with handle visible again at once.
+	Nack(handle string) error
+	// Close stops pushing; in-flight messages become visible again at once.
+	Close()
+}
+
+// NewQueuePushFunc starts pushing the messages of queueName (a queue URL or
+// name) to a connection: send writes one frame (a queue_message) to the
+// client, blocking while the connection's send queue is full, and fails
+// once the connection is gone. vt is the visibility timeout in seconds.
+type NewQueuePushFunc func(ctx context.Context, grants Grants, queueName string, vt, maxInFlight int, send func(frame any) error) (QueuePush, error)
+
+// Defaults of Config's limits.
+const (
+	DefaultMaxFrameBytes    = 1 << 20
+	DefaultSendQueueBytes   = 1 << 20
+	DefaultMaxSubscriptions = 100
+	DefaultMaxMalformed     = 5
+	DefaultPingInterval     = 20 * time.Second
+	DefaultRecoverLimit     = 1000
+	DefaultMaxRecoverLimit  = 10000
+	DefaultWriteTimeout     = 10 * time.Second
+	DefaultVisibility       = 30
+	DefaultMaxInFlight      = 10
+)
+
+// Config configures NewHandler. Zero limits take the defaults above.
+type Config struct {
+	Cache  *cache.Service
+	Events cache.Events
+	// Authenticate returns the grants of a connecting client; an error
+	// closes the connection with 4001 right after the upgrade. Nil allows
+	// everything.
+	Authenticate func(r *http.Request) (Grants, error)
+	// NewQueuePush serves subscribe_queue; nil answers it "unavailable".
+	NewQueuePush NewQueuePushFunc
+
+	MaxFrameBytes    int64         // largest client frame; larger closes with 1009
+	SendQueueBytes   int           // bytes waiting for one client; more closes with 4008
+	MaxSubscriptions int           // patterns plus queues per connection
+	MaxMalformed     int           // malformed frames in a row before closing with 1008
+	PingInterval     time.Duration // WebSocket pings; a missing pong closes the connection
+	RecoverLimit     int           // default limit of a recover subscription
+	MaxRecoverLimit  int           // largest limit of recover; most messages of latest
+	WriteTimeout     time.Duration // longest wait for one frame write
+	OriginPatterns   []string      // extra allowed Origin hosts (websocket.AcceptOptions)
+	Logger           *slog.Logger
+}
+
+func (c Config) withDefaults() Config {
+	if c.MaxFrameBytes <= 0 {
+		c.MaxFrameBytes = DefaultMaxFrameBytes
+	}
+	if c.SendQueueBytes <= 0 {
+		c.SendQueueBytes = DefaultSendQueueBytes
+	}
+	if c.MaxSubscriptions <= 0 {
+		c.MaxSubscriptions = DefaultMaxSubscriptions
+	}
+	if c.MaxMalformed <= 0 {
+		c.MaxMalformed = DefaultMaxMalformed
+	}
+	if c.PingInterval <= 0 {
+		c.PingInterval = DefaultPingInterval
+	}
+	if c.RecoverLimit <= 0 {
+		c.RecoverLimit = DefaultRecoverLimit
+	}
+	if c.MaxRecoverLimit <= 0 {
+		c.MaxRecoverLimit = DefaultMaxRecoverLimit
+	}
+	if c.RecoverLimit > c.MaxRecoverLimit {
+		c.RecoverLimit = c.MaxRecoverLimit
+	}
+	if c.WriteTimeout <= 0 {
+		c.WriteTimeout = DefaultWriteTimeout
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	return c
+}
