@@ -25,8 +25,11 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if len(args) > 0 && args[0] == "sns" {
 		return runBenchSNS(ctx, args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "ws" {
+		return runBenchWS(ctx, args[1:], stdout, stderr)
+	}
 	if len(args) == 0 || args[0] != "cache" {
-		return fmt.Errorf("usage: herald bench cache|sqs|sns [flags] (see 'herald bench cache --help', 'herald bench sqs --help', 'herald bench sns --help')")
+		return fmt.Errorf("usage: herald bench cache|sqs|sns|ws [flags] (see 'herald bench cache --help', 'herald bench sqs --help', 'herald bench sns --help', 'herald bench ws --help')")
 	}
 	return runBenchCache(ctx, args[1:], stdout, stderr)
 }

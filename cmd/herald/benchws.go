@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/heraldmq/herald/wsload"
+)
+
+// benchWSConfig is what 'herald bench ws' is told.
+type benchWSConfig struct {
+	load    wsload.Config
+	jsonOut bool
+}
+
+// parseBenchWSFlags reads the flags of 'herald bench ws'.
+func parseBenchWSFlags(args []string, stderr io.Writer) (benchWSConfig, error) {
+	var (
+		cfg benchWSConfig
+		lc  = &cfg.load
+	)
+	fs := newFlagSet("bench ws", "bench ws [flags]   measure a running server's WebSocket fan-out and memory per connection", stderr)
+	fs.StringVar(&lc.Server, "server", "http://127.0.0.1:4566", "Herald server to load (only ever this address); /v1/ws is reached as ws:// or wss://")
+	fs.IntVar(&lc.Connections, "connections", 10000, "WebSocket connections to open, each with one live subscription")
+	fs.IntVar(&lc.Patterns, "patterns", 1, "distinct patterns the connections subscribe to (connection i takes pattern i mod patterns); 1: every connection on one pattern, a fan-out to all")
+	fs.IntVar(&lc.Messages, "messages", 20, "messages to publish through POST /v1/messages, spread over the patterns")
+	fs.Float64Var(&lc.Rate, "rate", 2, "messages published per second")
+	fs.DurationVar(&lc.Timeout, "timeout", 30*time.Second, "longest connect and subscribe of one connection, and longest wait for the deliveries after the last publish")
+	fs.IntVar(&lc.DialConcurrency, "dial-concurrency", 64, "connections being opened at once")
+	fs.BoolVar(&cfg.jsonOut, "json", false, "print the results as JSON instead of text")
+	if err := parseFlags(fs, args); err != nil {
+		return cfg, err
+	}
+	if fs.NArg() > 0 {
+		return cfg, fmt.Errorf("bench ws: unexpected argument %q", fs.Arg(0))
+	}
+	if lc.DialConcurrency < 1 {
+		return cfg, fmt.Errorf("bench ws: dial-concurrency %d: want at least 1", lc.DialConcurrency)
+	}
+	if err := lc.Validate(); err != nil {
+		return cfg, fmt.Errorf("bench ws: %w", err)
+	}
+	return cfg, nil
+}
+
+func runBenchWS(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg, err := parseBenchWSFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	// Progress always goes to stderr: a run of 10,000 connections takes a
+	// while, and stdout stays the report alone.
+	cfg.load.Progress = stderr
+	res, runErr := wsload.Run(ctx, cfg.load)
+	if res == nil {
+		return runErr
+	}
+	if cfg.jsonOut {
+		if err := json.NewEncoder(stdout).Encode(res); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprint(stdout, res)
+	}
+	return runErr
+}

@@ -1,0 +1,82 @@
+// Package wsload measures a Herald server's WebSocket gateway
+// (docs/websocket.md): it opens many connections to /v1/ws, each with one
+// live subscription, reads the server's memory per connection from its
+// /metrics, publishes messages through the HTTP API and records the
+// latency of every delivery, from the start of the publish to the frame's
+// arrival on each subscribed connection.
+package wsload
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Config is what Run is told.
+type Config struct {
+	Server          string        // http:// or https:// base URL of the server
+	Connections     int           // WebSocket connections to open
+	Patterns        int           // distinct patterns; connection i subscribes to pattern i % Patterns
+	Messages        int           // messages to publish
+	Rate            float64       // messages per second
+	Timeout         time.Duration // longest connect+subscribe of one connection, and longest wait for deliveries after the last publish
+	DialConcurrency int           // connections being opened at once (default 64)
+	Run             string        // word unique to the run in its paths (default: random)
+	Settle          time.Duration // pause before the second memory reading (default 1s; negative: none)
+	HTTPClient      *http.Client  // for publishing and /metrics (default: a fresh client)
+	Progress        io.Writer     // progress lines, or nil
+}
+
+// Validate reports a Config Run would refuse.
+func (c Config) Validate() error {
+	_, err := c.withDefaults()
+	return err
+}
+
+func (c Config) withDefaults() (Config, error) {
+	if !strings.HasPrefix(c.Server, "http://") && !strings.HasPrefix(c.Server, "https://") {
+		return c, fmt.Errorf("server %q: want an http:// or https:// URL", c.Server)
+	}
+	switch {
+	case c.Connections < 1:
+		return c, fmt.Errorf("connections %d: want at least 1", c.Connections)
+	case c.Patterns < 1 || c.Patterns > c.Connections:
+		return c, fmt.Errorf("patterns %d: want 1..connections (%d)", c.Patterns, c.Connections)
+	case c.Messages < 1:
+		return c, fmt.Errorf("messages %d: want at least 1", c.Messages)
+	case c.Rate <= 0:
+		return c, fmt.Errorf("rate %g: want more than 0 messages per second", c.Rate)
+	case c.Timeout <= 0:
+		return c, fmt.Errorf("timeout %s: want more than 0", c.Timeout)
+	case c.DialConcurrency < 0:
+		return c, fmt.Errorf("dial concurrency %d: cannot be negative", c.DialConcurrency)
+	}
+	c.Server = strings.TrimSuffix(c.Server, "/")
+	if c.DialConcurrency == 0 {
+		c.DialConcurrency = 64
+	}
+	if c.Run == "" {
+		c.Run = uuid.NewString()[:8]
+	}
+	if c.Settle == 0 {
+		c.Settle = time.Second
+	}
+	if c.HTTPClient == nil {
+		c.HTTPClient = &http.Client{Timeout: time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+	}
+	return c, nil
+}
+
+// wsURL is the server's /v1/ws address.
+func (c Config) wsURL() string {
+	return "ws" + strings.TrimPrefix(c.Server, "http") + "/v1/ws"
+}
+
+// pattern is the k-th subscription pattern and path the path a message
+// for it is published under.
+func (c Config) pattern(k int) string { return fmt.Sprintf("bench.%s.%d.#", c.Run, k) }
+func (c Config) path(k int) string    { return fmt.Sprintf("bench.%s.%d.m", c.Run, k) }
