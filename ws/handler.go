@@ -29,6 +29,7 @@ const (
 // Handler serves GET /v1/ws.
 type Handler struct {
 	cfg Config
+	enc messageEncoder // live events' message JSON, shared by all connections
 }
 
 // NewHandler returns the WebSocket endpoint over cfg.Cache and cfg.Events.
@@ -72,8 +73,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		queues: map[string]QueuePush{},
 	}
 	var wg sync.WaitGroup
-	wg.Go(c.writeLoop)
-	wg.Go(c.pingLoop)
+	wg.Go(c.writeLoop) // also sends the pings: one goroutine less per connection
 	c.readLoop()
 	c.shutdown()
 	cancel()
@@ -117,8 +117,11 @@ func (c *conn) closeWith(code websocket.StatusCode, reason string) {
 	})
 }
 
-// writeLoop sends queued frames until the connection ends or overflows.
+// writeLoop sends queued frames until the connection ends or overflows,
+// and a WebSocket ping every PingInterval.
 func (c *conn) writeLoop() {
+	ping := time.NewTicker(c.h.cfg.PingInterval)
+	defer ping.Stop()
 	for {
 		select {
 		case <-c.ctx.Done():
@@ -127,6 +130,11 @@ func (c *conn) writeLoop() {
 			c.h.cfg.Logger.Warn("websocket client too slow; disconnected")
 			c.closeWith(CloseSlowConsumer, "slow consumer: send queue full")
 			return
+		case <-ping.C:
+			// Ping waits for the pong: on a goroutine of its own, so
+			// frames keep flowing meanwhile.
+			go c.ping()
+			continue
 		case <-c.out.wake:
 		}
 		for _, it := range c.out.take() {
@@ -155,25 +163,14 @@ func (c *conn) writeLoop() {
 	}
 }
 
-// pingLoop sends WebSocket pings; a missing pong ends the connection.
-func (c *conn) pingLoop() {
-	t := time.NewTicker(c.h.cfg.PingInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-c.ctx.Done():
-			return
-		case <-t.C:
-		}
-		pctx, cancel := context.WithTimeout(c.ctx, c.h.cfg.PingInterval)
-		err := c.ws.Ping(pctx)
-		cancel()
-		if err != nil {
-			if c.ctx.Err() == nil {
-				c.closeWith(websocket.StatusGoingAway, "ping timeout")
-			}
-			return
-		}
+// ping sends one WebSocket ping; no pong within PingInterval ends the
+// connection.
+func (c *conn) ping() {
+	pctx, cancel := context.WithTimeout(c.ctx, c.h.cfg.PingInterval)
+	err := c.ws.Ping(pctx)
+	cancel()
+	if err != nil && c.ctx.Err() == nil {
+		c.closeWith(websocket.StatusGoingAway, "ping timeout")
 	}
 }
 

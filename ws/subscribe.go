@@ -64,10 +64,13 @@ func (s *subscription) offer(path string, m *cache.Message) {
 			return
 		}
 	}
-	s.c.out.offer(outItem{
-		v: messageFrame{Type: "message", Subscription: s.pattern, Path: path, Message: toWire(m), Source: sourceLive},
-		n: frameSize(path, m),
-	})
+	msg, err := s.c.h.enc.encode(m)
+	if err != nil {
+		s.c.h.cfg.Logger.Error("websocket frame encoding failed", "err", err)
+		return
+	}
+	frame := liveFrame(s.pattern, path, msg)
+	s.c.out.offer(outItem{b: frame, n: len(frame)})
 }
 
 // goLive flushes the buffered events and lets later ones through.

@@ -1,0 +1,41 @@
+package ws
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/heraldmq/herald/cache"
+)
+
+// TestLiveFrameMatchesEncodingJSON checks the hand-built live frame against
+// encoding/json's rendering of the same frame.
+func TestLiveFrameMatchesEncodingJSON(t *testing.T) {
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	m := &cache.Message{ID: uuid.Must(uuid.NewUUID()), ReplicaID: uuid.Must(uuid.NewUUID()),
+		Metadata: []byte(`{"paths":["feeds.a.1"],"title":"<é & \"x\">"}`), Body: []byte("\x00\xffbody"),
+		ReceivedAt: now, ExpiresAt: now.Add(time.Hour)}
+	var enc messageEncoder
+	msg, err := enc.encode(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, _ := enc.encode(m)
+	if &again[0] != &msg[0] {
+		t.Error("the same message was encoded twice")
+	}
+	got := liveFrame("feeds.*.#", "feeds.a.1", msg)
+	want, _ := json.Marshal(messageFrame{Type: "message", Subscription: "feeds.*.#", Path: "feeds.a.1", Message: toWire(m), Source: sourceLive})
+	var g, w any
+	if err := json.Unmarshal(got, &g); err != nil {
+		t.Fatalf("live frame is not JSON: %v\n%s", err, got)
+	}
+	json.Unmarshal(want, &w)
+	gb, _ := json.Marshal(g)
+	wb, _ := json.Marshal(w)
+	if string(gb) != string(wb) {
+		t.Errorf("live frame\n%s\nwant\n%s", gb, wb)
+	}
+}
