@@ -191,3 +191,44 @@ func TestWebSocketAcrossNodes(t *testing.T) {
 		t.Errorf("node B's device got %v", f)
 	}
 }
+
+// TestWebSocketClosedWithGoingAwayOnShutdown stops Herald with SIGTERM
+// while a device is connected: the device sees close code 1001, and the
+// process exits cleanly.
+func TestWebSocketClosedWithGoingAwayOnShutdown(t *testing.T) {
+	s := startServer(t, "")
+	c := dialWS(t, s)
+	c.request(map[string]any{"type": "subscribe", "pattern": "shutdown.#"})
+	c.next(10*time.Second, ofType("subscribed"))
+	go s.stop(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	for {
+		if _, _, err := c.conn.Read(ctx); err != nil {
+			if code := websocket.CloseStatus(err); code != websocket.StatusGoingAway {
+				t.Fatalf("on shutdown the device saw %v (close code %d), want 1001", err, code)
+			}
+			break
+		}
+	}
+	<-s.done
+}
+
+// TestEventStreamEndsOnShutdown: an open GET /v1/events stream does not hold
+// up a SIGTERM shutdown.
+func TestEventStreamEndsOnShutdown(t *testing.T) {
+	s := startServer(t, "")
+	resp, err := http.Get(s.URL + "/v1/events?pattern=shutdown.%23")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	start := time.Now()
+	s.stop(t)
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("shutdown with an open event stream took %v", took)
+	}
+	if !strings.Contains(s.logs(), "herald shutting down") || strings.Contains(s.logs(), "context deadline exceeded") {
+		t.Errorf("unclean shutdown:\n%s", s.logs())
+	}
+}

@@ -26,6 +26,17 @@ type eventStream struct {
 	buffer       int
 	keepalive    time.Duration
 	writeTimeout time.Duration
+	closing      chan struct{} // closed by CloseStreams
+	closeOnce    sync.Once
+}
+
+// CloseStreams ends every GET /v1/events stream, as a server shutting down
+// must: http.Server.Shutdown waits for running handlers, and a stream
+// otherwise never ends by itself.
+func (s *Server) CloseStreams() {
+	if es := s.events; es != nil {
+		es.closeOnce.Do(func() { close(es.closing) })
+	}
 }
 
 // SetEvents enables GET /v1/events, a Server-Sent Events stream of the
@@ -36,7 +47,8 @@ func (s *Server) SetEvents(e cache.Events) {
 		s.events = nil
 		return
 	}
-	s.events = &eventStream{src: e, buffer: eventBuffer, keepalive: eventKeepalive, writeTimeout: eventWriteTimeout}
+	s.events = &eventStream{src: e, buffer: eventBuffer, keepalive: eventKeepalive, writeTimeout: eventWriteTimeout,
+		closing: make(chan struct{})}
 }
 
 // streamedEvent is one event waiting for its connection's writer.
@@ -137,6 +149,8 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request) {
 	for {
 		select {
 		case <-r.Context().Done():
+			return
+		case <-es.closing:
 			return
 		case <-overflow:
 			return // events were lost: no stream with a gap

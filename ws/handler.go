@@ -28,12 +28,13 @@ const (
 
 // Handler serves GET /v1/ws.
 type Handler struct {
-	cfg Config
-	enc messageEncoder // live events' message JSON, shared by all connections
+	cfg   Config
+	enc   messageEncoder // live events' message JSON, shared by all connections
+	conns conns          // open connections, for Shutdown
 }
 
 // NewHandler returns the WebSocket endpoint over cfg.Cache and cfg.Events.
-func NewHandler(cfg Config) http.Handler {
+func NewHandler(cfg Config) *Handler {
 	return &Handler{cfg: cfg.withDefaults()}
 }
 
@@ -72,6 +73,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		subs:   map[string]*subscription{},
 		queues: map[string]QueuePush{},
 	}
+	if !h.conns.add(c) {
+		wsc.Close(websocket.StatusGoingAway, "server shutting down")
+		cancel()
+		return
+	}
+	defer h.conns.remove(c)
 	var wg sync.WaitGroup
 	wg.Go(c.writeLoop) // also sends the pings: one goroutine less per connection
 	c.readLoop()

@@ -21,6 +21,7 @@ type env struct {
 	events *cache.LocalEvents
 	srv    *httptest.Server
 	url    string
+	h      *Handler
 }
 
 func newEnv(t *testing.T, mod func(*Config)) *env {
@@ -38,9 +39,10 @@ func newEnv(t *testing.T, mod func(*Config)) *env {
 	if mod != nil {
 		mod(&cfg)
 	}
-	srv := httptest.NewServer(NewHandler(cfg))
+	h := NewHandler(cfg)
+	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	return &env{svc: svc, events: ev, srv: srv, url: "ws" + strings.TrimPrefix(srv.URL, "http") + "/v1/ws"}
+	return &env{svc: svc, events: ev, srv: srv, url: "ws" + strings.TrimPrefix(srv.URL, "http") + "/v1/ws", h: h}
 }
 
 // client is a test WebSocket client.

@@ -161,6 +161,9 @@ func serve(ctx context.Context, cfg serveConfig, stderr io.Writer) error {
 	case <-ctx.Done():
 	}
 	log.Info("herald shutting down")
+	// WebSocket connections are hijacked: srv.Shutdown does not see them.
+	wsHandler.Shutdown()
+	handler.CloseStreams() // event streams never end by themselves
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := srv.Shutdown(shutdownCtx); err != nil {

@@ -21,7 +21,7 @@ import (
 
 // websocketHandler builds the /v1/ws gateway: tokens checked by wsauth,
 // live fan-out through events, queue push through the SQS service.
-func websocketHandler(cfg wsConfig, engine string, svc *cache.Service, events cache.Events, queues *queueService, awsCfg awsConfig, log *slog.Logger) (http.Handler, error) {
+func websocketHandler(cfg wsConfig, engine string, svc *cache.Service, events cache.Events, queues *queueService, awsCfg awsConfig, log *slog.Logger) (*ws.Handler, error) {
 	keys, err := loadPublicKeys(cfg.publicKeyFiles)
 	if err != nil {
 		return nil, err
