@@ -13,8 +13,8 @@ func TestParseMemory(t *testing.T) {
 		want     Memory
 		wantErr  bool
 	}{
-		{"plain", "# HELP x\nprocess_resident_memory_bytes 1.048576e+06\ngo_memstats_heap_inuse_bytes 2048\n", Memory{1 << 20, 2048}, false},
-		{"labels and timestamp", `go_memstats_heap_inuse_bytes{a="b c"} 7 1700000000` + "\nprocess_resident_memory_bytes_total 9\n", Memory{0, 7}, false},
+		{"plain", "# HELP x\nprocess_resident_memory_bytes 1.048576e+06\ngo_memstats_heap_inuse_bytes 2048\n", Memory{ResidentBytes: 1 << 20, HeapInuseBytes: 2048}, false},
+		{"labels and timestamp", `go_memstats_heap_inuse_bytes{a="b c"} 7 1700000000` + "\nprocess_resident_memory_bytes_total 9\n", Memory{ResidentBytes: 0, HeapInuseBytes: 7}, false},
 		{"neither", "other 1\n", Memory{}, true},
 		{"bad value", "process_resident_memory_bytes x\n", Memory{}, true},
 	}
