@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/heraldmq/herald/internal/decimal"
 )
 
 // Base data types of a message attribute; a custom type appends ".label",
@@ -158,45 +160,6 @@ func validDataType(dt string, maxLen int) bool {
 	return true
 }
 
-// isDecimal reports whether s is a decimal number: optional sign, digits with
-// an optional fraction, optional exponent.
-func isDecimal(s string) bool {
-	i := 0
-	if i < len(s) && (s[i] == '+' || s[i] == '-') {
-		i++
-	}
-	digits := 0
-	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-		i++
-		digits++
-	}
-	if i < len(s) && s[i] == '.' {
-		i++
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-			digits++
-		}
-	}
-	if digits == 0 {
-		return false
-	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			i++
-		}
-		exp := 0
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-			exp++
-		}
-		if exp == 0 {
-			return false
-		}
-	}
-	return i == len(s)
-}
-
 // ValidateMessageAttributes checks user message attributes: at most
 // lim.MaxMessageAttributes, valid names and data types, a non-empty value in
 // the field matching the type, String values of allowed characters and
@@ -225,7 +188,7 @@ func ValidateMessageAttributes(attrs map[string]MessageAttributeValue, lim Limit
 			if firstInvalid(a.StringValue) >= 0 {
 				return ErrInvalidParameterValue("Message (user) attribute '%s' contains characters outside the allowed set.", name)
 			}
-			if BaseDataType(a.DataType) == DataTypeNumber && !isDecimal(a.StringValue) {
+			if BaseDataType(a.DataType) == DataTypeNumber && !decimal.Valid(a.StringValue) {
 				return ErrInvalidParameterValue("Can't parse value of message (user) attribute '%s' of type '%s' as a number.", name, a.DataType)
 			}
 		}

@@ -114,21 +114,6 @@ func TestValidateMessageAttributes(t *testing.T) {
 	}
 }
 
-func TestIsDecimal(t *testing.T) {
-	tests := []struct {
-		s  string
-		ok bool
-	}{
-		{"0", true}, {"-1", true}, {"+2.50", true}, {".5", true}, {"5.", true}, {"1e10", true}, {"1.5E-3", true},
-		{"", false}, {"-", false}, {".", false}, {"1e", false}, {"e5", false}, {"1.2.3", false}, {"0x10", false}, {" 1", false},
-	}
-	for _, tt := range tests {
-		if got := isDecimal(tt.s); got != tt.ok {
-			t.Errorf("isDecimal(%q) = %v", tt.s, got)
-		}
-	}
-}
-
 func TestBaseDataType(t *testing.T) {
 	tests := map[string]string{"String": "String", "Number.int": "Number", "Binary.x.y": "Binary", "Str": "", "": "", "string": ""}
 	for in, want := range tests {

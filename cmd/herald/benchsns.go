@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/heraldmq/herald/snsload"
@@ -65,8 +63,8 @@ func runBenchSNS(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	if f, ok := stderr.(*os.File); ok && isTerminal(f) {
-		cfg.load.Progress = stderr
+	if w := terminalProgress(stderr); w != nil {
+		cfg.load.Progress = w
 	}
 	var (
 		report fmt.Stringer
@@ -78,12 +76,5 @@ func runBenchSNS(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	default:
 		report, runErr = snsload.RunHTTP(ctx, cfg.load)
 	}
-	if cfg.jsonOut {
-		if err := json.NewEncoder(stdout).Encode(report); err != nil {
-			return err
-		}
-	} else {
-		fmt.Fprint(stdout, report)
-	}
-	return runErr
+	return writeReport(stdout, report, cfg.jsonOut, runErr)
 }

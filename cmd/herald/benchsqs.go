@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/heraldmq/herald/sqsload"
@@ -74,8 +72,8 @@ func runBenchSQS(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	if f, ok := stderr.(*os.File); ok && isTerminal(f) {
-		cfg.load.Progress = stderr
+	if w := terminalProgress(stderr); w != nil {
+		cfg.load.Progress = w
 	}
 	var (
 		report fmt.Stringer
@@ -87,12 +85,5 @@ func runBenchSQS(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	default:
 		report, runErr = sqsload.RunMix(ctx, cfg.load)
 	}
-	if cfg.jsonOut {
-		if err := json.NewEncoder(stdout).Encode(report); err != nil {
-			return err
-		}
-	} else {
-		fmt.Fprint(stdout, report)
-	}
-	return runErr
+	return writeReport(stdout, report, cfg.jsonOut, runErr)
 }

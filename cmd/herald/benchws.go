@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"time"
@@ -58,12 +57,5 @@ func runBenchWS(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if res == nil {
 		return runErr
 	}
-	if cfg.jsonOut {
-		if err := json.NewEncoder(stdout).Encode(res); err != nil {
-			return err
-		}
-	} else {
-		fmt.Fprint(stdout, res)
-	}
-	return runErr
+	return writeReport(stdout, res, cfg.jsonOut, runErr)
 }

@@ -3,6 +3,8 @@ package filter
 import (
 	"math"
 	"strconv"
+
+	"github.com/heraldmq/herald/internal/decimal"
 )
 
 type kind uint8
@@ -33,7 +35,7 @@ func canonical(f float64) float64 {
 // parseNumber reads a decimal number (JSON syntax, leading '+' allowed),
 // refusing the forms strconv accepts but AWS does not (hex, inf, nan, _).
 func parseNumber(s string) (float64, bool) {
-	if !isDecimal(s) {
+	if !decimal.Valid(s) {
 		return 0, false
 	}
 	f, err := strconv.ParseFloat(s, 64)
@@ -41,41 +43,4 @@ func parseNumber(s string) (float64, bool) {
 		return 0, false
 	}
 	return f, true
-}
-
-func isDecimal(s string) bool {
-	i := 0
-	if i < len(s) && (s[i] == '-' || s[i] == '+') {
-		i++
-	}
-	digits := 0
-	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-		i++
-		digits++
-	}
-	if i < len(s) && s[i] == '.' {
-		i++
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-			digits++
-		}
-	}
-	if digits == 0 {
-		return false
-	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		if i < len(s) && (s[i] == '-' || s[i] == '+') {
-			i++
-		}
-		exp := 0
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-			exp++
-		}
-		if exp == 0 {
-			return false
-		}
-	}
-	return i == len(s)
 }
