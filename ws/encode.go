@@ -7,22 +7,39 @@ import (
 	"github.com/heraldmq/herald/cache"
 )
 
-// messageEncoder encodes a message's JSON once for all the connections a
-// live event goes to. Events are dispatched one at a time, each to every
-// matching subscriber in turn (in process and from RabbitMQ alike), so
-// remembering the last message encoded turns a 10,000-subscriber fan-out
-// into one encoding instead of 10,000.
+// messageEncoder encodes a live event's frame once for all the
+// connections it goes to. Events are dispatched one at a time, each to
+// every matching subscriber in turn (in process and from RabbitMQ alike),
+// so remembering the last message encoded, and the last frame built around
+// it, turns a 10,000-subscriber fan-out into one encoding and one frame
+// instead of 10,000 of each.
 type messageEncoder struct {
 	mu   sync.Mutex
 	last *cache.Message
 	json []byte
+
+	framePattern, framePath string
+	frame                   []byte // of last, framePattern and framePath
 }
 
-// encode returns m's JSON as the HTTP API shows it; callers must not
-// modify it.
-func (e *messageEncoder) encode(m *cache.Message) ([]byte, error) {
+// liveFrame returns the frame of m's event at path for a subscription to
+// pattern; callers must not modify it.
+func (e *messageEncoder) liveFrame(pattern, path string, m *cache.Message) ([]byte, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if e.last == m && e.frame != nil && e.framePattern == pattern && e.framePath == path {
+		return e.frame, nil
+	}
+	msg, err := e.encodeLocked(m)
+	if err != nil {
+		return nil, err
+	}
+	e.framePattern, e.framePath, e.frame = pattern, path, liveFrame(pattern, path, msg)
+	return e.frame, nil
+}
+
+// encodeLocked returns m's JSON as the HTTP API shows it; e.mu is held.
+func (e *messageEncoder) encodeLocked(m *cache.Message) ([]byte, error) {
 	if e.last == m {
 		return e.json, nil
 	}
@@ -30,7 +47,7 @@ func (e *messageEncoder) encode(m *cache.Message) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	e.last, e.json = m, b
+	e.last, e.json, e.frame = m, b, nil
 	return b, nil
 }
 

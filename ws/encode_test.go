@@ -18,15 +18,18 @@ func TestLiveFrameMatchesEncodingJSON(t *testing.T) {
 		Metadata: []byte(`{"paths":["feeds.a.1"],"title":"<é & \"x\">"}`), Body: []byte("\x00\xffbody"),
 		ReceivedAt: now, ExpiresAt: now.Add(time.Hour)}
 	var enc messageEncoder
-	msg, err := enc.encode(m)
+	got, err := enc.liveFrame("feeds.*.#", "feeds.a.1", m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, _ := enc.encode(m)
-	if &again[0] != &msg[0] {
-		t.Error("the same message was encoded twice")
+	again, _ := enc.liveFrame("feeds.*.#", "feeds.a.1", m)
+	if &again[0] != &got[0] {
+		t.Error("the same frame was built twice for one event and pattern")
 	}
-	got := liveFrame("feeds.*.#", "feeds.a.1", msg)
+	other, _ := enc.liveFrame("feeds.#", "feeds.a.1", m)
+	if string(other) == string(got) || !json.Valid(other) {
+		t.Errorf("frame for another pattern: %s", other)
+	}
 	want, _ := json.Marshal(messageFrame{Type: "message", Subscription: "feeds.*.#", Path: "feeds.a.1", Message: toWire(m), Source: sourceLive})
 	var g, w any
 	if err := json.Unmarshal(got, &g); err != nil {

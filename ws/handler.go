@@ -4,9 +4,10 @@
 // and push delivery of SQS queues through a QueuePush factory.
 //
 // Each connection has one reader goroutine, which handles the client's
-// frames in order, and one writer goroutine, which drains a send queue
-// bounded in bytes. Events callbacks only offer frames to that queue and
-// never block; a client that lets it overflow is closed with 4008.
+// frames in order, and a writer goroutine only while frames wait in its
+// send queue, which is bounded in bytes. Events callbacks only offer
+// frames to that queue and never block; a client that lets it overflow is
+// closed with 4008.
 package ws
 
 import (
@@ -53,7 +54,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			authErr = errors.New("no grants")
 		}
 	}
-	wsc, err := websocket.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: h.cfg.OriginPatterns})
+	uw := &upgradeWriter{ResponseWriter: w, readSize: h.cfg.ReadBufferBytes, writeSize: h.cfg.WriteBufferBytes}
+	wsc, err := websocket.Accept(uw, r, &websocket.AcceptOptions{OriginPatterns: h.cfg.OriginPatterns})
 	if err != nil {
 		h.cfg.Logger.Debug("websocket upgrade failed", "err", err, "remote", r.RemoteAddr)
 		return
@@ -69,23 +71,37 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ws:     wsc,
 		grants: grants,
 		ctx:    ctx,
-		out:    newSendQueue(h.cfg.SendQueueBytes),
+		cancel: cancel,
 		subs:   map[string]*subscription{},
 		queues: map[string]QueuePush{},
 	}
+	c.out = newSendQueue(h.cfg.SendQueueBytes, c.writeFrames, c.slowConsumer)
 	if !h.conns.add(c) {
 		wsc.Close(websocket.StatusGoingAway, "server shutting down")
 		cancel()
 		return
 	}
-	defer h.conns.remove(c)
-	var wg sync.WaitGroup
-	wg.Go(c.writeLoop) // also sends the pings: one goroutine less per connection
+	// The reader runs on a goroutine of its own so that this one, and
+	// with it net/http's request and connection state, ends now.
+	go c.serve()
+}
+
+// serve reads the client's frames until the connection ends, then tears
+// the connection down. Besides this reader, a connection has a goroutine
+// only while frames wait to be written (writeFrames) or a ping waits for
+// its pong.
+func (c *conn) serve() {
+	defer c.h.conns.remove(c)
+	c.mu.Lock()
+	c.pinger = time.AfterFunc(c.h.cfg.PingInterval, c.ping)
+	c.mu.Unlock()
 	c.readLoop()
+	c.mu.Lock()
+	c.pinger.Stop()
+	c.mu.Unlock()
 	c.shutdown()
-	cancel()
-	wg.Wait()
-	wsc.CloseNow()
+	c.cancel()
+	c.ws.CloseNow()
 }
 
 // closeReason fits a close reason into a close frame (123 bytes).
@@ -102,7 +118,11 @@ type conn struct {
 	ws     *websocket.Conn
 	grants Grants
 	ctx    context.Context // ends when the connection is being torn down
+	cancel context.CancelFunc
 	out    *sendQueue
+	pinger *time.Timer // under mu
+
+	writingSince atomic.Int64 // UnixNano when the writer's batch began; 0: not writing
 
 	mu     sync.Mutex
 	subs   map[string]*subscription // by pattern
@@ -124,32 +144,20 @@ func (c *conn) closeWith(code websocket.StatusCode, reason string) {
 	})
 }
 
-// writeLoop sends queued frames until the connection ends or overflows,
-// and a WebSocket ping every PingInterval.
-func (c *conn) writeLoop() {
-	ping := time.NewTicker(c.h.cfg.PingInterval)
-	defer ping.Stop()
+// writeFrames writes the queued frames until the queue is empty; the send
+// queue runs it on a goroutine of its own whenever frames wait. Each batch
+// of frames must be written within WriteTimeout (see stuck.go).
+func (c *conn) writeFrames() {
+	defer c.writingSince.Store(0)
 	for {
-		select {
-		case <-c.ctx.Done():
+		items := c.out.next()
+		if items == nil {
 			return
-		case <-c.out.over:
-			c.h.cfg.Logger.Warn("websocket client too slow; disconnected")
-			c.closeWith(CloseSlowConsumer, "slow consumer: send queue full")
-			return
-		case <-ping.C:
-			// Ping waits for the pong: on a goroutine of its own, so
-			// frames keep flowing meanwhile.
-			go c.ping()
-			continue
-		case <-c.out.wake:
 		}
-		for _, it := range c.out.take() {
-			select {
-			case <-c.out.over:
-			case <-c.ctx.Done():
-				return
-			default:
+		c.writingSince.Store(time.Now().UnixNano())
+		for _, it := range items {
+			if c.closing.Load() {
+				break
 			}
 			b := it.b
 			if b == nil {
@@ -159,10 +167,9 @@ func (c *conn) writeLoop() {
 					continue
 				}
 			}
-			wctx, cancel := context.WithTimeout(c.ctx, c.h.cfg.WriteTimeout)
-			err := c.ws.Write(wctx, websocket.MessageText, b)
-			cancel()
-			if err != nil {
+			// No deadline in the context: the library would arm a timer
+			// per frame; the sweeper of stuck writes bounds it instead.
+			if err := c.ws.Write(context.Background(), websocket.MessageText, b); err != nil {
 				c.closeWith(websocket.StatusGoingAway, "write failed")
 				return
 			}
@@ -170,15 +177,31 @@ func (c *conn) writeLoop() {
 	}
 }
 
-// ping sends one WebSocket ping; no pong within PingInterval ends the
-// connection.
+// slowConsumer closes a connection whose send queue overflowed.
+func (c *conn) slowConsumer() {
+	c.h.cfg.Logger.Warn("websocket client too slow; disconnected")
+	c.closeWith(CloseSlowConsumer, "slow consumer: send queue full")
+}
+
+// ping sends one WebSocket ping and schedules the next; no pong within
+// PingInterval ends the connection. It runs on the pinger timer's
+// goroutine.
 func (c *conn) ping() {
+	if c.ctx.Err() != nil {
+		return
+	}
 	pctx, cancel := context.WithTimeout(c.ctx, c.h.cfg.PingInterval)
 	err := c.ws.Ping(pctx)
 	cancel()
-	if err != nil && c.ctx.Err() == nil {
-		c.closeWith(websocket.StatusGoingAway, "ping timeout")
+	if err != nil {
+		if c.ctx.Err() == nil {
+			c.closeWith(websocket.StatusGoingAway, "ping timeout")
+		}
+		return
 	}
+	c.mu.Lock()
+	c.pinger.Reset(c.h.cfg.PingInterval)
+	c.mu.Unlock()
 }
 
 // shutdown releases the connection's subscriptions and queue pushes.

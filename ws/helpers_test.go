@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -40,7 +41,7 @@ func newEnv(t *testing.T, mod func(*Config)) *env {
 		mod(&cfg)
 	}
 	h := NewHandler(cfg)
-	srv := httptest.NewServer(h)
+	srv := httptest.NewServer(unwrapOnly(h))
 	t.Cleanup(srv.Close)
 	return &env{svc: svc, events: ev, srv: srv, url: "ws" + strings.TrimPrefix(srv.URL, "http") + "/v1/ws", h: h}
 }
@@ -174,6 +175,18 @@ func publishFrame(id, path, body string) map[string]any {
 	return map[string]any{"type": "publish", "id": id, "message": map[string]any{
 		"metadata": map[string]any{"paths": []string{path}}, "body": []byte(body)}}
 }
+
+// unwrapOnly serves h through a ResponseWriter wrapper that hides
+// http.Hijacker and only Unwraps, as Herald's own HTTP middleware does.
+func unwrapOnly(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(wrappedWriter{w}, r)
+	})
+}
+
+type wrappedWriter struct{ http.ResponseWriter }
+
+func (w wrappedWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // testWriter sends log output to t.Log.
 type testWriter struct{ t *testing.T }

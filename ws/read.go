@@ -2,6 +2,7 @@ package ws
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,7 +23,7 @@ func malformed(format string, args ...any) error { return errMalformed{fmt.Sprin
 func (c *conn) readLoop() {
 	bad := 0
 	for {
-		typ, data, err := c.ws.Read(c.ctx)
+		typ, data, err := c.ws.Read(context.Background()) // ends when the connection does
 		if err != nil {
 			// Oversized frames: the library has closed with 1009 already.
 			return

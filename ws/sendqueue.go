@@ -18,20 +18,27 @@ type outItem struct {
 // connection as a slow consumer; requests answered on the reader goroutine
 // wait for room instead (put), so a large latest or recover burst slows
 // the reader rather than failing a client that does read.
+//
+// The queue has no goroutine of its own while it is empty: the first frame
+// queued starts drain on a new goroutine, which takes frames until none is
+// left and then ends. An idle connection so holds no writer stack.
 type sendQueue struct {
-	mu     sync.Mutex
-	items  []outItem
-	bytes  int
-	limit  int
-	closed bool
-	wake   chan struct{} // a frame was queued
-	room   chan struct{} // the writer took frames
-	over   chan struct{} // closed on overflow
-	once   sync.Once
+	mu       sync.Mutex
+	items    []outItem
+	bytes    int
+	limit    int
+	closed   bool
+	draining bool          // a drain goroutine runs
+	room     chan struct{} // the writer took frames
+	over     chan struct{} // closed on overflow
+	once     sync.Once
+
+	drain      func() // writes frames, taking them with next, until next is empty
+	onOverflow func() // called once, on a goroutine of its own, on overflow
 }
 
-func newSendQueue(limit int) *sendQueue {
-	return &sendQueue{limit: limit, wake: make(chan struct{}, 1), room: make(chan struct{}, 1), over: make(chan struct{})}
+func newSendQueue(limit int, drain, onOverflow func()) *sendQueue {
+	return &sendQueue{limit: limit, room: make(chan struct{}, 1), over: make(chan struct{}), drain: drain, onOverflow: onOverflow}
 }
 
 // offer queues it without blocking; false when the connection is closed or
@@ -75,24 +82,35 @@ func (q *sendQueue) put(ctx context.Context, it outItem) bool {
 	}
 }
 
+// push appends it and starts a drain unless one runs; q.mu is held.
 func (q *sendQueue) push(it outItem) {
 	q.items = append(q.items, it)
 	q.bytes += it.n
-	select {
-	case q.wake <- struct{}{}:
-	default:
+	if !q.draining {
+		q.draining = true
+		go q.drain()
 	}
 }
 
 // overflow marks the queue as overflowed; q.mu is held or not needed.
 func (q *sendQueue) overflow() {
-	q.once.Do(func() { close(q.over) })
+	q.once.Do(func() {
+		close(q.over)
+		if q.onOverflow != nil {
+			go q.onOverflow()
+		}
+	})
 }
 
-// take removes every queued frame.
-func (q *sendQueue) take() []outItem {
+// next removes every queued frame for the drain goroutine; when there is
+// none (or the queue is closed) it returns nil and the drain must end.
+func (q *sendQueue) next() []outItem {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	if q.closed || len(q.items) == 0 {
+		q.draining = false
+		return nil
+	}
 	items := q.items
 	q.items, q.bytes = nil, 0
 	select {
@@ -102,7 +120,7 @@ func (q *sendQueue) take() []outItem {
 	return items
 }
 
-// close refuses further frames.
+// close refuses further frames and drops those waiting.
 func (q *sendQueue) close() {
 	q.mu.Lock()
 	defer q.mu.Unlock()

@@ -12,9 +12,11 @@ type conns struct {
 	mu     sync.Mutex
 	open   map[*conn]struct{}
 	closed bool
+	done   chan struct{} // closed by Shutdown; made by the first add
 }
 
-// add registers c; it reports false once Shutdown has begun.
+// add registers c; it reports false once Shutdown has begun. The first
+// add starts the handler's sweeper of stuck writes.
 func (cs *conns) add(c *conn) bool {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
@@ -23,6 +25,8 @@ func (cs *conns) add(c *conn) bool {
 	}
 	if cs.open == nil {
 		cs.open = map[*conn]struct{}{}
+		cs.done = make(chan struct{})
+		go c.h.sweepStuckWrites()
 	}
 	cs.open[c] = struct{}{}
 	return true
@@ -39,6 +43,9 @@ func (cs *conns) remove(c *conn) {
 // it is back) and recover what they missed with `since`.
 func (h *Handler) Shutdown() {
 	h.conns.mu.Lock()
+	if !h.conns.closed && h.conns.done != nil {
+		close(h.conns.done)
+	}
 	h.conns.closed = true
 	open := make([]*conn, 0, len(h.conns.open))
 	for c := range h.conns.open {

@@ -64,12 +64,11 @@ func (s *subscription) offer(path string, m *cache.Message) {
 			return
 		}
 	}
-	msg, err := s.c.h.enc.encode(m)
+	frame, err := s.c.h.enc.liveFrame(s.pattern, path, m)
 	if err != nil {
 		s.c.h.cfg.Logger.Error("websocket frame encoding failed", "err", err)
 		return
 	}
-	frame := liveFrame(s.pattern, path, msg)
 	s.c.out.offer(outItem{b: frame, n: len(frame)})
 }
 

@@ -74,7 +74,9 @@ type Config struct {
 	PingInterval     time.Duration // WebSocket pings; a missing pong closes the connection
 	RecoverLimit     int           // default limit of a recover subscription
 	MaxRecoverLimit  int           // largest limit of recover; most messages of latest
-	WriteTimeout     time.Duration // longest wait for one frame write
+	WriteTimeout     time.Duration // longest wait for one batch of frame writes
+	ReadBufferBytes  int           // read buffer of a connection (DefaultReadBufferBytes)
+	WriteBufferBytes int           // write buffer of a connection; larger frames cost one more write call
 	OriginPatterns   []string      // extra allowed Origin hosts (websocket.AcceptOptions)
 	Logger           *slog.Logger
 }
@@ -106,6 +108,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.WriteTimeout <= 0 {
 		c.WriteTimeout = DefaultWriteTimeout
+	}
+	if c.ReadBufferBytes <= 0 {
+		c.ReadBufferBytes = DefaultReadBufferBytes
+	}
+	if c.WriteBufferBytes <= 0 {
+		c.WriteBufferBytes = DefaultWriteBufferBytes
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)

@@ -37,14 +37,19 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	defer stop()
 	rec := newRecorder(cfg.Messages, cfg.Connections*cfg.Messages/cfg.Patterns+cfg.Messages)
 	subscribers := make([]int, cfg.Patterns) // connected subscribers of each pattern
-	var readers sync.WaitGroup
+	var (
+		readers sync.WaitGroup
+		opened  []*subscriber
+	)
 	defer readers.Wait()
+	defer closeAll(&opened) // the readers end when their connections do
 	defer stop()
 
 	cfg.progress("opening %d connections to %s (%d at a time)", cfg.Connections, cfg.wsURL(), cfg.DialConcurrency)
 	start := time.Now()
 	connectErr := openAll(runCtx, cfg, func(i int, s *subscriber) {
 		subscribers[i%cfg.Patterns]++
+		opened = append(opened, s)
 		readers.Go(func() {
 			defer s.ws.CloseNow()
 			s.read(runCtx, rec)
@@ -91,9 +96,18 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	stop()
+	closeAll(&opened)
 	readers.Wait()
 	res.setDeliveries(rec)
 	return res, ctx.Err()
+}
+
+// closeAll closes the run's connections, once.
+func closeAll(opened *[]*subscriber) {
+	for _, s := range *opened {
+		s.ws.CloseNow()
+	}
+	*opened = nil
 }
 
 // openAll opens cfg.Connections subscribed connections, DialConcurrency at
