@@ -27,12 +27,22 @@ type env struct {
 
 func newEnv(t *testing.T, mod func(*Config)) *env {
 	t.Helper()
+	return newEnvOver(t, nil, mod)
+}
+
+// newEnvOver is newEnv with the store wrapped by wrap (nil: as it is).
+func newEnvOver(t *testing.T, wrap func(cache.Store) cache.Store, mod func(*Config)) *env {
+	t.Helper()
 	db, err := pebblestore.Open(t.TempDir(), pebblestore.Options{ReapInterval: -1, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatalf("pebblestore.Open: %v", err)
 	}
 	t.Cleanup(func() { db.Close() })
-	svc := cache.NewService(db, cache.DefaultConfig())
+	var store cache.Store = db
+	if wrap != nil {
+		store = wrap(db)
+	}
+	svc := cache.NewService(store, cache.DefaultConfig())
 	ev := cache.NewLocalEvents(cache.LocalEventsOptions{})
 	t.Cleanup(func() { ev.Close() })
 	svc.SetEvents(ev)

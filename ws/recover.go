@@ -61,7 +61,7 @@ func (c *conn) sendRecovery(s *subscription, pat paths.Pattern, r *recovery) err
 	page := svc.Config().MaxLimit
 	to := time.Now().Add(time.Millisecond) // live events cover the rest
 	oldest := to
-	if first, _, err := svc.Journal(c.ctx, time.Unix(0, 0), to, "", 1); err != nil {
+	if first, _, err := svc.Journal(s.ctx, time.Unix(0, 0), to, "", 1); err != nil {
 		return err
 	} else if len(first) > 0 {
 		oldest = first[0].ReceivedAt
@@ -77,7 +77,7 @@ func (c *conn) sendRecovery(s *subscription, pat paths.Pattern, r *recovery) err
 	}
 scan:
 	for {
-		msgs, pg, err := svc.Journal(c.ctx, from, to, cursor, page)
+		msgs, pg, err := svc.Journal(s.ctx, from, to, cursor, page)
 		if err != nil {
 			return err
 		}
@@ -109,6 +109,9 @@ scan:
 			break
 		}
 		cursor = pg.NextCursor
+	}
+	if s.ctx.Err() != nil {
+		return nil
 	}
 	c.send(recoveredFrame{Type: "recovered", Subscription: s.pattern, Count: count, Truncated: truncated,
 		Oldest: oldest.UTC().Format(api.TimeFormat)})

@@ -1,6 +1,7 @@
 package ws
 
 import (
+	"context"
 	"fmt"
 	"sync"
 
@@ -28,7 +29,9 @@ type bufferedEvent struct {
 type subscription struct {
 	c       *conn
 	pattern string
-	cancel  func()
+	cancel  func()          // of the Events subscription
+	ctx     context.Context // of the latest or recover phase; ends with stop
+	end     context.CancelFunc
 
 	mu        sync.Mutex
 	buffering bool
@@ -85,6 +88,7 @@ func (s *subscription) goLive() {
 // stop cancels the subscription; no event is queued after it returns.
 func (s *subscription) stop() {
 	s.cancel()
+	s.end()
 	s.mu.Lock()
 	s.stopped = true
 	s.buf = nil
@@ -122,17 +126,20 @@ func (c *conn) subscribe(f *inFrame) error {
 		}
 	}
 	s := &subscription{c: c, pattern: f.Pattern, buffering: true}
+	s.ctx, s.end = context.WithCancel(c.ctx)
 	if mode != "live" {
 		s.sent = map[eventKey]struct{}{}
 	}
 	c.mu.Lock()
 	if _, dup := c.subs[f.Pattern]; dup {
 		c.mu.Unlock()
+		s.end()
 		c.sendError(f.ID, codeInvalid, "already subscribed to "+f.Pattern)
 		return nil
 	}
 	if len(c.subs)+len(c.queues) >= c.h.cfg.MaxSubscriptions {
 		c.mu.Unlock()
+		s.end()
 		c.sendError(f.ID, codeTooMany, fmt.Sprintf("a connection holds at most %d subscriptions", c.h.cfg.MaxSubscriptions))
 		return nil
 	}
@@ -143,22 +150,33 @@ func (c *conn) subscribe(f *inFrame) error {
 		c.mu.Lock()
 		delete(c.subs, f.Pattern)
 		c.mu.Unlock()
+		s.end()
 		c.sendErr(f.ID, err)
 		return nil
 	}
 	s.cancel = cancel
 	c.send(reply("subscribed", f.ID, map[string]any{"pattern": f.Pattern}))
-	switch mode {
-	case "latest":
-		err = c.sendLatest(s)
-	case "recover":
-		err = c.sendRecovery(s, pat, rec)
+	if mode == "live" {
+		s.goLive()
+		return nil
 	}
-	if err != nil {
-		// The subscription stays live; the client learns what is missing.
-		c.sendErr(f.ID, err)
-	}
-	s.goLive()
+	// Reading the cache may take long (many pages, a remote store): it
+	// runs on a goroutine of its own so that the client's other frames are
+	// served meanwhile. Live events wait in the subscription's buffer.
+	id := f.ID
+	go func() {
+		var err error
+		if mode == "latest" {
+			err = c.sendLatest(s)
+		} else {
+			err = c.sendRecovery(s, pat, rec)
+		}
+		if err != nil && s.ctx.Err() == nil {
+			// The subscription stays live; the client learns what is missing.
+			c.sendErr(id, err)
+		}
+		s.goLive()
+	}()
 	return nil
 }
 
@@ -176,10 +194,14 @@ func (c *conn) unsubscribe(f *inFrame) {
 	c.send(reply("unsubscribed", f.ID, map[string]any{"pattern": f.Pattern}))
 }
 
-// sendHistoric queues one latest or recover message frame and records it.
+// sendHistoric queues one latest or recover message frame and records it;
+// false once the subscription or the connection has ended.
 func (c *conn) sendHistoric(s *subscription, source, path string, m *cache.Message) bool {
-	s.sent[eventKey{m.ID, path}] = struct{}{} // only the reader touches sent before goLive
-	return c.out.put(c.ctx, outItem{
+	if s.ctx.Err() != nil {
+		return false
+	}
+	s.sent[eventKey{m.ID, path}] = struct{}{} // only the historic phase touches sent before goLive
+	return c.out.put(s.ctx, outItem{
 		v: messageFrame{Type: "message", Subscription: s.pattern, Path: path, Message: toWire(m), Source: source},
 		n: frameSize(path, m),
 	})
@@ -192,7 +214,7 @@ func (c *conn) sendLatest(s *subscription) error {
 	page := c.h.cfg.Cache.Config().MaxLimit
 	cursor, n := "", 0
 	for {
-		items, pg, err := c.h.cfg.Cache.Latest(c.ctx, s.pattern, cursor, min(page, limit-n))
+		items, pg, err := c.h.cfg.Cache.Latest(s.ctx, s.pattern, cursor, min(page, limit-n))
 		if err != nil {
 			return err
 		}
