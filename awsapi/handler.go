@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -43,6 +44,11 @@ type Config struct {
 	// MaxBodyBytes bounds request bodies; <= 0 means DefaultMaxBodyBytes.
 	MaxBodyBytes int64
 	Logger       *slog.Logger // nil discards
+	// Observe, when set, is told of every answered request: the service
+	// ("sqs" or "sns"), the action ("unknown" for names the service does
+	// not have, so that labels stay bounded), the HTTP status and the time
+	// taken.
+	Observe func(service, action string, status int, elapsed time.Duration)
 }
 
 // QueryService is one AWS service answering the Query protocol behind the
@@ -114,11 +120,15 @@ func New(cfg Config) *Handler {
 
 // ServeHTTP authenticates an AWS request and hands it to its service.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
 	c := &Call{RequestID: uuid.NewString(), Request: r}
 	// Set by its canonical key, which Header.Set would work out (and
 	// allocate) on every request.
 	w.Header()["X-Amzn-Requestid"] = []string{c.RequestID}
 	rw := &doneWriter{ResponseWriter: w}
+	if h.cfg.Observe != nil {
+		defer h.observe(rw, c, start) // runs after recoverPanic has answered
+	}
 	defer h.recoverPanic(rw, c)
 
 	if isJSONRequest(r) {
@@ -311,18 +321,42 @@ func (h *Handler) recoverPanic(w *doneWriter, c *Call) {
 	h.queryService(c).WriteQueryError(w, c, err)
 }
 
-// doneWriter remembers whether a response has begun.
+// observe reports the answered request c to Config.Observe.
+func (h *Handler) observe(w *doneWriter, c *Call, start time.Time) {
+	var svc QueryService = h.sqs
+	if !isJSONRequest(c.Request) {
+		svc = h.queryService(c)
+	}
+	action := c.Action
+	if !svc.HasAction(action) {
+		action = "unknown"
+	}
+	status := w.status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	h.cfg.Observe(svc.SigningName(), action, status, time.Since(start))
+}
+
+// doneWriter remembers whether a response has begun, and its status.
 type doneWriter struct {
 	http.ResponseWriter
-	done bool
+	done   bool
+	status int
 }
 
 func (w *doneWriter) WriteHeader(code int) {
+	if !w.done {
+		w.status = code
+	}
 	w.done = true
 	w.ResponseWriter.WriteHeader(code)
 }
 
 func (w *doneWriter) Write(b []byte) (int, error) {
+	if !w.done {
+		w.status = http.StatusOK
+	}
 	w.done = true
 	return w.ResponseWriter.Write(b)
 }

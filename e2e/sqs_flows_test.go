@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strconv"
 	"sync"
 	"testing"
@@ -13,6 +14,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/google/uuid"
+
+	"github.com/heraldmq/herald/internal/promtext"
 )
 
 // These tests drive Herald's SQS API with the unchanged aws-sdk-go-v2 client
@@ -116,6 +119,19 @@ func TestSQSSendReceiveDelete(t *testing.T) {
 		deleteAll(t, c, url, msgs)
 		if rest := receiveN(t, c, url, 1, 2*time.Second, 30); len(rest) != 0 {
 			t.Errorf("a deleted message came back: %v", aws.ToString(rest[0].Body))
+		}
+		// Each action is counted on /metrics under its own name.
+		got, err := promtext.Fetch(ctx, http.DefaultClient, s.URL+"/metrics",
+			`herald_aws_requests_total{action="SendMessage",service="sqs",status="200"}`,
+			`herald_aws_requests_total{action="DeleteMessage",service="sqs",status="200"}`,
+			`herald_aws_request_duration_seconds_count{action="ReceiveMessage",service="sqs"}`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got[`herald_aws_requests_total{action="SendMessage",service="sqs",status="200"}`] != 1 ||
+			got[`herald_aws_requests_total{action="DeleteMessage",service="sqs",status="200"}`] != 1 ||
+			got[`herald_aws_request_duration_seconds_count{action="ReceiveMessage",service="sqs"}`] < 2 {
+			t.Errorf("/metrics per action: %v, want 1 SendMessage, 1 DeleteMessage, at least 2 ReceiveMessage", got)
 		}
 	})
 }

@@ -1,5 +1,6 @@
 // Package metrics holds Herald's Prometheus instruments: HTTP requests by
-// route and status with latency histograms, and storage operation latency.
+// route and status with latency histograms, SQS and SNS requests by
+// action, and storage operation latency.
 // Each Herald process has one Metrics, served at GET /metrics.
 package metrics
 
@@ -19,6 +20,8 @@ type Metrics struct {
 	requests        *prometheus.CounterVec
 	requestDuration *prometheus.HistogramVec
 	storeDuration   *prometheus.HistogramVec
+	awsRequests     *prometheus.CounterVec
+	awsDuration     *prometheus.HistogramVec
 }
 
 // New returns a registry holding Herald's instruments and the Go runtime
@@ -40,8 +43,17 @@ func New() *Metrics {
 			Help:    "Time of one storage engine operation, by operation and result (ok or error).",
 			Buckets: prometheus.ExponentialBuckets(0.00001, 2, 22),
 		}, []string{"op", "result"}),
+		awsRequests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "herald_aws_requests_total",
+			Help: "SQS and SNS API requests answered, by service, action and HTTP status code.",
+		}, []string{"service", "action", "status"}),
+		awsDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "herald_aws_request_duration_seconds",
+			Help:    "Time to answer an SQS or SNS API request, by service and action (long polls included).",
+			Buckets: prometheus.ExponentialBuckets(0.0001, 2, 19),
+		}, []string{"service", "action"}),
 	}
-	m.Registry.MustRegister(m.requests, m.requestDuration, m.storeDuration,
+	m.Registry.MustRegister(m.requests, m.requestDuration, m.storeDuration, m.awsRequests, m.awsDuration,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -55,6 +67,12 @@ func (m *Metrics) Handler() http.Handler {
 func (m *Metrics) ObserveRequest(route, method string, status int, d time.Duration) {
 	m.requests.WithLabelValues(route, method, strconv.Itoa(status)).Inc()
 	m.requestDuration.WithLabelValues(route, method).Observe(d.Seconds())
+}
+
+// ObserveAWS records one answered SQS or SNS request (awsapi.Config.Observe).
+func (m *Metrics) ObserveAWS(service, action string, status int, d time.Duration) {
+	m.awsRequests.WithLabelValues(service, action, strconv.Itoa(status)).Inc()
+	m.awsDuration.WithLabelValues(service, action).Observe(d.Seconds())
 }
 
 // ObserveStore records one storage operation.

@@ -11,6 +11,7 @@ import (
 	"github.com/heraldmq/herald/awsauth"
 	"github.com/heraldmq/herald/cache"
 	"github.com/heraldmq/herald/cassandrastore"
+	"github.com/heraldmq/herald/metrics"
 	"github.com/heraldmq/herald/pebblestore"
 	"github.com/heraldmq/herald/redisindex"
 	"github.com/heraldmq/herald/sqs"
@@ -53,7 +54,7 @@ func openQueues(db cache.Store, cfg awsConfig, log *slog.Logger) (*queueService,
 
 // awsHandler is the AWS edge over the queue service, checking signatures
 // when access keys are configured.
-func awsHandler(q *queueService, t *topicService, cfg awsConfig, log *slog.Logger) (*awsapi.Handler, error) {
+func awsHandler(q *queueService, t *topicService, cfg awsConfig, m *metrics.Metrics, log *slog.Logger) (*awsapi.Handler, error) {
 	keys, err := parseAccessKeys(cfg.accessKeys)
 	if err != nil {
 		return nil, err
@@ -72,7 +73,7 @@ func awsHandler(q *queueService, t *topicService, cfg awsConfig, log *slog.Logge
 	}
 	return awsapi.New(awsapi.Config{
 		SQS: q.svc, SNS: awsapi.NewSNSService(t.svc, log), Verifier: verifier, KeyAccounts: accounts,
-		DefaultAccount: cfg.account, Logger: log,
+		DefaultAccount: cfg.account, Logger: log, Observe: m.ObserveAWS,
 	}), nil
 }
 

@@ -126,7 +126,7 @@ func serve(ctx context.Context, cfg serveConfig, stderr io.Writer) error {
 	}
 	defer topics.close()
 	registerSNSMetrics(m.Registry, topics.svc.Stats())
-	aws, err := awsHandler(queues, topics, cfg.aws, log)
+	aws, err := awsHandler(queues, topics, cfg.aws, m, log)
 	if err != nil {
 		return err
 	}
