@@ -193,6 +193,12 @@ func (s *Service) deliverJob(ctx context.Context, j job) bool {
 			QueueURL: j.url, ReceiptHandle: j.msg.ReceiptHandle, VisibilityTimeout: &sec})
 		return false
 	}
+	if dj.Confirm != nil {
+		if !s.confirm(ctx, &dj) {
+			return false
+		}
+		return s.deleteJob(ctx, j)
+	}
 	var (
 		mu       sync.Mutex
 		leftover []jobSub

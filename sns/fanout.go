@@ -29,14 +29,16 @@ const maxJobBytes = 1 << 20
 const batchBudget = 960 << 10
 
 // deliveryJob is a chunk of subscriptions to deliver one message to, or a
-// single subscription's retry.
+// single subscription's retry, or (Confirm set) a subscription's
+// confirmation.
 type deliveryJob struct {
-	Pub              publishJob `json:"pub"`
-	TopicPolicy      string     `json:"tpol,omitempty"` // the topic's DeliveryPolicy
-	SignatureVersion string     `json:"sigv,omitempty"`
-	Subs             []jobSub   `json:"subs"`
-	Attempt          int        `json:"attempt,omitempty"` // failed attempts so far
-	NotBefore        int64      `json:"nb,omitempty"`      // Unix ms: not to be tried before
+	Confirm          *confirmJob `json:"confirm,omitempty"`
+	Pub              publishJob  `json:"pub"`
+	TopicPolicy      string      `json:"tpol,omitempty"` // the topic's DeliveryPolicy
+	SignatureVersion string      `json:"sigv,omitempty"`
+	Subs             []jobSub    `json:"subs"`
+	Attempt          int         `json:"attempt,omitempty"` // failed attempts so far
+	NotBefore        int64       `json:"nb,omitempty"`      // Unix ms: not to be tried before
 }
 
 // jobSub is what delivery needs of one subscription.

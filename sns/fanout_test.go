@@ -26,6 +26,7 @@ func (e *env) confirmHTTP(t *testing.T, topic, endpoint string, attrs map[string
 
 func TestFanOutToEveryProtocol(t *testing.T) {
 	e := newEnv(t)
+	run(t, e.svc) // the workers also send confirmations
 	topic := e.createTopic(t, "alerts", nil)
 	e.subscribe(t, topic, "sqs", e.createQueue(t, "enveloped", nil), nil)
 	e.subscribe(t, topic, "sqs", e.createQueue(t, "raw", nil), map[string]string{"RawMessageDelivery": "true"})
@@ -36,7 +37,6 @@ func TestFanOutToEveryProtocol(t *testing.T) {
 	e.subscribe(t, topic, "path", "alerts.box1", nil)
 	e.confirmHTTP(t, topic, "http://example.com/hook", nil)
 	e.subscribe(t, topic, "http", "http://example.com/pending", nil) // never confirmed
-	run(t, e.svc)
 
 	attrs := map[string]sns.MessageAttributeValue{"colour": {DataType: "String", StringValue: "red"}}
 	msg := `{"default": "for everyone", "sqs": "for queues", "http": "for hooks"}`
@@ -112,6 +112,7 @@ func TestFanOutChunks(t *testing.T) {
 
 func TestHTTPRetriesThenDeadLetter(t *testing.T) {
 	e := newEnv(t)
+	run(t, e.svc) // the workers also send confirmations
 	topic := e.createTopic(t, "flaky", nil)
 	dlq := e.createQueue(t, "dlq", nil)
 	policy := `{"healthyRetryPolicy": {"numRetries": 2, "numNoDelayRetries": 2, "minDelayTarget": 1, "maxDelayTarget": 1}}`
@@ -124,7 +125,6 @@ func TestHTTPRetriesThenDeadLetter(t *testing.T) {
 	e.http.fails["http://dropped.example/"] = -1
 	e.http.fails["http://once.example/"] = 1
 	e.http.mu.Unlock()
-	run(t, e.svc)
 	out := e.publish(t, sns.PublishInput{TopicARN: topic, Message: "hello"})
 
 	var dead []sqs.ReceivedMessage
@@ -147,13 +147,13 @@ func TestHTTPRetriesThenDeadLetter(t *testing.T) {
 
 func TestHTTPRetryDelay(t *testing.T) {
 	e := newEnv(t)
+	run(t, e.svc) // the workers also send confirmations
 	topic := e.createTopic(t, "slow", nil)
 	e.confirmHTTP(t, topic, "http://later.example/", map[string]string{
 		"DeliveryPolicy": `{"healthyRetryPolicy": {"numRetries": 1, "minDelayTarget": 1, "maxDelayTarget": 1}}`})
 	e.http.mu.Lock()
 	e.http.fails["http://later.example/"] = 1
 	e.http.mu.Unlock()
-	run(t, e.svc)
 	e.publish(t, sns.PublishInput{TopicARN: topic, Message: "hello"})
 	eventually(t, 10*time.Second, "the retry", func() bool { _, d := e.http.count("http://later.example/"); return d == 1 })
 	e.http.mu.Lock()

@@ -141,7 +141,6 @@ type Service struct {
 
 	bg     context.Context
 	stop   context.CancelFunc
-	wg     sync.WaitGroup
 	closed sync.Once
 }
 
@@ -158,10 +157,9 @@ func NewService(store Store, cfg Config) *Service {
 // Stats returns the Service's counters.
 func (s *Service) Stats() *Stats { return &s.stats }
 
-// Close stops background work (confirmations, workers) and waits for it.
+// Close stops the workers started by Run.
 func (s *Service) Close() error {
 	s.closed.Do(s.stop)
-	s.wg.Wait()
 	return nil
 }
 

@@ -113,6 +113,13 @@ func (s *Service) Subscribe(ctx context.Context, c Caller, in SubscribeInput) (s
 				return "", ErrInvalidParameter("Attributes Reason: Subscription already exists with different attributes")
 			}
 		}
+		if old.Pending {
+			// Subscribing again to a pending subscription sends its
+			// confirmation again.
+			if err := s.enqueueConfirmation(ctx, t, old, c); err != nil {
+				return "", AsError(err)
+			}
+		}
 		return answer(old), nil
 	case !isCode(err, herald.ENotFound):
 		return "", AsError(err)
@@ -135,40 +142,71 @@ func (s *Service) Subscribe(ctx context.Context, c Caller, in SubscribeInput) (s
 		return "", AsError(err)
 	}
 	if sub.Pending {
-		s.confirmAsync(t, sub, c)
+		if err := s.enqueueConfirmation(ctx, t, sub, c); err != nil {
+			// The subscription stays pending; subscribing again retries.
+			return "", AsError(err)
+		}
 	}
 	return answer(sub), nil
 }
 
-// confirmAsync sends the SubscriptionConfirmation of sub in the
-// background, up to ConfirmAttempts times.
-func (s *Service) confirmAsync(t *Topic, sub *Subscription, c Caller) {
+// confirmJob is a SubscriptionConfirmation waiting on the delivery queue,
+// so that it survives the node that took the Subscribe.
+type confirmJob struct {
+	TopicID      uuid.UUID    `json:"topic"`
+	Subscription uuid.UUID    `json:"sub"`
+	Target       Target       `json:"target"`
+	Confirmation Confirmation `json:"conf"`
+}
+
+// enqueueConfirmation queues sub's SubscriptionConfirmation on the
+// delivery queue; workers on any node send it, up to ConfirmAttempts
+// times ConfirmDelay apart (confirm).
+func (s *Service) enqueueConfirmation(ctx context.Context, t *Topic, sub *Subscription, c Caller) error {
 	topicARN := s.topicARN(t)
-	target := Target{
-		SubscriptionARN: s.subscriptionARN(sub), TopicARN: topicARN, Protocol: sub.Protocol, Endpoint: sub.Endpoint,
-		SignatureVersion: t.Attributes[AttrSignatureVersion], Scheme: c.Scheme, Host: c.Host,
+	cj := &confirmJob{
+		TopicID: t.ID, Subscription: sub.ID,
+		Target: Target{
+			SubscriptionARN: s.subscriptionARN(sub), TopicARN: topicARN, Protocol: sub.Protocol, Endpoint: sub.Endpoint,
+			SignatureVersion: t.Attributes[AttrSignatureVersion], Scheme: c.Scheme, Host: c.Host,
+		},
+		Confirmation: Confirmation{
+			MessageID: uuid.NewString(), TopicARN: topicARN, Token: sub.Token,
+			SubscribeURL: SubscribeURL(c.Scheme, c.Host, topicARN, sub.Token),
+			Message: "You have chosen to subscribe to the topic " + topicARN +
+				".\nTo confirm the subscription, visit the SubscribeURL included in this message.",
+			Timestamp: s.now().Truncate(time.Millisecond),
+		},
 	}
-	conf := Confirmation{
-		MessageID: uuid.NewString(), TopicARN: topicARN, Token: sub.Token,
-		SubscribeURL: SubscribeURL(c.Scheme, c.Host, topicARN, sub.Token),
-		Message: "You have chosen to subscribe to the topic " + topicARN +
-			".\nTo confirm the subscription, visit the SubscribeURL included in this message.",
-		Timestamp: s.now().Truncate(time.Millisecond),
+	return s.enqueueDelivery(ctx, &deliveryJob{Confirm: cj}, 0)
+}
+
+// confirm sends a queued confirmation, unless its subscription has been
+// confirmed or removed meanwhile; a failed attempt is queued again after
+// ConfirmDelay until ConfirmAttempts have been made. It reports whether
+// the job is settled (sent, dropped or queued again).
+func (s *Service) confirm(ctx context.Context, dj *deliveryJob) bool {
+	cj := dj.Confirm
+	sub, err := s.store.GetSubscription(ctx, cj.TopicID, cj.Subscription)
+	switch {
+	case isCode(err, herald.ENotFound):
+		return true
+	case err != nil:
+		return false // the job comes again
+	case !sub.Pending || sub.Token != cj.Confirmation.Token:
+		return true
 	}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		for i := 0; i < s.cfg.ConfirmAttempts; i++ {
-			if i > 0 && !s.sleep(s.bg, s.cfg.ConfirmDelay) {
-				return
-			}
-			err := s.sendConfirmation(s.bg, target, conf)
-			if err == nil {
-				return
-			}
-			s.log.Warn("sns: subscription confirmation failed", "subscription", target.SubscriptionARN, "attempt", i+1, "err", err)
-		}
-	}()
+	err = s.sendConfirmation(ctx, cj.Target, cj.Confirmation)
+	if err == nil || ctx.Err() != nil {
+		return err == nil
+	}
+	s.log.Warn("sns: subscription confirmation failed", "subscription", cj.Target.SubscriptionARN, "attempt", dj.Attempt+1, "err", err)
+	if dj.Attempt+1 >= s.cfg.ConfirmAttempts {
+		return true
+	}
+	next := *dj
+	next.Attempt++
+	return s.enqueueDelivery(ctx, &next, s.cfg.ConfirmDelay) == nil
 }
 
 func (s *Service) sendConfirmation(ctx context.Context, t Target, c Confirmation) error {

@@ -13,6 +13,7 @@ import (
 
 func TestSubscribeHTTPConfirmation(t *testing.T) {
 	e := newEnv(t)
+	run(t, e.svc) // the workers also send confirmations
 	topic := e.createTopic(t, "hooks", nil)
 	arn, err := e.svc.Subscribe(e.ctx, caller, sns.SubscribeInput{TopicARN: topic, Protocol: "https", Endpoint: "https://example.com/in"})
 	wantCode(t, err, "")
@@ -218,6 +219,7 @@ func TestListSubscriptionsPages(t *testing.T) {
 
 func TestCrossAccountQueueConfirmation(t *testing.T) {
 	e := newEnv(t)
+	run(t, e.svc) // the workers also send confirmations
 	other := sqs.Caller{Account: "222222222222"}
 	if _, err := e.queues.CreateQueue(e.ctx, other, sqs.CreateQueueInput{QueueName: "theirs"}); err != nil {
 		t.Fatal(err)
@@ -247,5 +249,58 @@ func TestCrossAccountQueueConfirmation(t *testing.T) {
 	}
 	if _, err := e.svc.ConfirmSubscription(e.ctx, sns.Caller{Account: "222222222222"}, sns.ConfirmSubscriptionInput{TopicARN: topic, Token: doc["Token"]}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A confirmation outlives the node that took the Subscribe: it waits on
+// the delivery queue, and another node's workers send it.
+func TestConfirmationSurvivesItsNode(t *testing.T) {
+	e := newEnv(t) // e.svc takes the Subscribe and never runs workers
+	topic := e.createTopic(t, "durable", nil)
+	arn, err := e.svc.Subscribe(e.ctx, caller, sns.SubscribeInput{TopicARN: topic, Protocol: "https", Endpoint: "https://example.com/late"})
+	wantCode(t, err, "")
+	if arn != sns.PendingConfirmation {
+		t.Fatalf("Subscribe = %q", arn)
+	}
+	e.svc.Close()
+	if _, ok := e.http.confirmation("https://example.com/late"); ok {
+		t.Fatal("a confirmation was sent without any worker running")
+	}
+	run(t, e.newNode(t, e.cfg))
+	eventually(t, 5*time.Second, "the confirmation from the other node", func() bool {
+		_, ok := e.http.confirmation("https://example.com/late")
+		return ok
+	})
+}
+
+// Subscribing again to a pending subscription sends its confirmation
+// again, with the same token; a confirmed one gets none.
+func TestSubscribeAgainResendsConfirmation(t *testing.T) {
+	e := newEnv(t)
+	run(t, e.svc)
+	topic := e.createTopic(t, "again", nil)
+	in := sns.SubscribeInput{TopicARN: topic, Protocol: "http", Endpoint: "http://example.com/again"}
+	for range 2 {
+		_, err := e.svc.Subscribe(e.ctx, caller, in)
+		wantCode(t, err, "")
+	}
+	sent := func() []sns.Confirmation {
+		e.http.mu.Lock()
+		defer e.http.mu.Unlock()
+		return append([]sns.Confirmation(nil), e.http.confirmations[in.Endpoint]...)
+	}
+	eventually(t, 5*time.Second, "two confirmations", func() bool { return len(sent()) == 2 })
+	c := sent()
+	if c[0].Token != c[1].Token || c[0].MessageID == c[1].MessageID {
+		t.Fatalf("confirmations %+v and %+v: want one token, two messages", c[0], c[1])
+	}
+	if _, err := e.svc.ConfirmSubscription(e.ctx, caller, sns.ConfirmSubscriptionInput{TopicARN: topic, Token: c[0].Token}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := e.svc.Subscribe(e.ctx, caller, in)
+	wantCode(t, err, "")
+	time.Sleep(300 * time.Millisecond)
+	if n := len(sent()); n != 2 {
+		t.Fatalf("%d confirmations after subscribing to a confirmed subscription, want still 2", n)
 	}
 }
