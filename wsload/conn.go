@@ -32,9 +32,10 @@ type frame struct {
 
 // subscriber is one connection with its subscription.
 type subscriber struct {
-	ws   *websocket.Conn
-	seen []uint64 // bitset of the message numbers received
-	buf  []byte   // the frame being read
+	ws        *websocket.Conn
+	seen      []uint64        // bitset of the message numbers received
+	buf       []byte          // the frame being read
+	latencies []time.Duration // of this connection's deliveries: no lock between two reads
 }
 
 // recorder collects the deliveries of every connection.
@@ -149,10 +150,17 @@ func (s *subscriber) record(rec *recorder, n int, sent, now time.Time) {
 		return
 	}
 	s.seen[n/64] |= 1 << (n % 64)
+	s.latencies = append(s.latencies, now.Sub(sent))
 	rec.delivered.Add(1)
+}
+
+// collect adds the latencies of subs, whose readers have ended.
+func (rec *recorder) collect(subs []*subscriber) {
 	rec.mu.Lock()
-	rec.latencies = append(rec.latencies, now.Sub(sent))
-	rec.mu.Unlock()
+	defer rec.mu.Unlock()
+	for _, s := range subs {
+		rec.latencies = append(rec.latencies, s.latencies...)
+	}
 }
 
 func (rec *recorder) closedWith(err error) {

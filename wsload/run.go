@@ -42,7 +42,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		opened  []*subscriber
 	)
 	defer readers.Wait()
-	defer closeAll(&opened) // the readers end when their connections do
+	defer func() { closeAll(opened) }() // the readers end when their connections do
 	defer stop()
 
 	cfg.progress("opening %d connections to %s (%d at a time)", cfg.Connections, cfg.wsURL(), cfg.DialConcurrency)
@@ -96,18 +96,18 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	stop()
-	closeAll(&opened)
+	closeAll(opened)
 	readers.Wait()
+	rec.collect(opened)
 	res.setDeliveries(rec)
 	return res, ctx.Err()
 }
 
-// closeAll closes the run's connections, once.
-func closeAll(opened *[]*subscriber) {
-	for _, s := range *opened {
+// closeAll closes the run's connections (again: a no-op).
+func closeAll(opened []*subscriber) {
+	for _, s := range opened {
 		s.ws.CloseNow()
 	}
-	*opened = nil
 }
 
 // openAll opens cfg.Connections subscribed connections, DialConcurrency at

@@ -59,6 +59,7 @@ func TestSubscriberAccounting(t *testing.T) {
 	for _, n := range []int{0, 2, 2, 5} {
 		s.record(rec, n, sent, time.Now())
 	}
+	rec.collect([]*subscriber{s})
 	if rec.delivered.Load() != 2 || rec.duplicates.Load() != 1 || rec.foreign.Load() != 1 || len(rec.latencies) != 2 {
 		t.Fatalf("delivered %d duplicates %d foreign %d latencies %v", rec.delivered.Load(), rec.duplicates.Load(), rec.foreign.Load(), rec.latencies)
 	}
