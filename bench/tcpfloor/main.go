@@ -129,6 +129,8 @@ func receiveAll(addr string, n, rounds, size int) {
 	wg.Wait()
 	lat := slices.Concat(perConn...)
 	slices.Sort(lat)
-	q := func(p float64) time.Duration { return lat[min(len(lat)-1, int(p*float64(len(lat))))].Round(10 * time.Microsecond) }
+	q := func(p float64) time.Duration {
+		return lat[min(len(lat)-1, int(p*float64(len(lat))))].Round(10 * time.Microsecond)
+	}
 	fmt.Printf("deliveries %d: p50 %v, p90 %v, p99 %v, max %v (round start → message read)\n", len(lat), q(0.50), q(0.90), q(0.99), lat[len(lat)-1].Round(10*time.Microsecond))
 }
