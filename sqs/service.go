@@ -45,6 +45,10 @@ type Config struct {
 	// Store while the Index is unavailable (1000).
 	DegradedScanLimit int
 
+	// InflightCheckInterval is how often a node reads a queue's count of
+	// messages in flight for the in-flight limit (1 s).
+	InflightCheckInterval time.Duration
+
 	// ReceiptHandleSecret, when set, keys the MAC of receipt handles so
 	// that a client cannot build a handle from a MessageId. All nodes of a
 	// cluster must share it.
@@ -85,6 +89,9 @@ func (c Config) withDefaults() Config {
 	if c.DegradedScanLimit <= 0 {
 		c.DegradedScanLimit = 1000
 	}
+	if c.InflightCheckInterval <= 0 {
+		c.InflightCheckInterval = time.Second
+	}
 	return c
 }
 
@@ -103,8 +110,9 @@ type Service struct {
 	cfg      Config
 	lim      Limits
 
-	queues *queueCache
-	tasks  *moveTasks
+	queues   *queueCache
+	tasks    *moveTasks
+	inflight inflightReadings
 
 	// bg is cancelled by Close; background work (move tasks, long polls)
 	// ends with it.

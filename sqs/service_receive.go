@@ -38,10 +38,16 @@ func (s *Service) ReceiveMessage(ctx context.Context, c Caller, in ReceiveMessag
 			return ReceiveMessageOutput{}, invalidParameter("WaitTimeSeconds", itoa(wait), "Must be >= 0 and <= "+itoa(s.lim.MaxReceiveMessageWaitTimeSeconds)+", if provided.")
 		}
 	}
+	if err := s.checkInflight(ctx, q); err != nil {
+		return ReceiveMessageOutput{}, err
+	}
 	sel := newSelection(in)
 	msgs, err := s.receiveWaiting(ctx, q, maxN, seconds(vis), seconds(wait))
 	if err != nil {
 		return ReceiveMessageOutput{}, err
+	}
+	if vis > 0 {
+		s.inflight.add(q.ID, len(msgs))
 	}
 	out := ReceiveMessageOutput{Messages: make([]ReceivedMessage, 0, len(msgs))}
 	for _, m := range msgs {
