@@ -13,6 +13,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/coder/websocket"
 	"github.com/google/uuid"
+
+	"github.com/heraldmq/herald/internal/promtext"
 )
 
 // wsClient is a device on Herald's WebSocket gateway, through the real
@@ -125,6 +127,16 @@ func TestWebSocketLiveAndRecover(t *testing.T) {
 	live := c2.next(10*time.Second, ofType("message"))
 	if live["path"] != word+".news.5" || live["source"] != "live" {
 		t.Errorf("after recovery got %v, want the live message news.5", live)
+	}
+	// The gateway's counters are on /metrics: one connection open now, two
+	// accepted, and the frames sent to both.
+	m, err := promtext.Fetch(testContext(t), http.DefaultClient, s.URL+"/metrics",
+		"herald_ws_connections", "herald_ws_connections_total", "herald_ws_subscriptions", "herald_ws_frames_sent_total")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m["herald_ws_connections"] != 1 || m["herald_ws_connections_total"] != 2 || m["herald_ws_subscriptions"] != 1 || m["herald_ws_frames_sent_total"] < 8 {
+		t.Errorf("/metrics: %v, want 1 open, 2 accepted, 1 subscription, at least 8 frames", m)
 	}
 }
 

@@ -32,6 +32,7 @@ type Handler struct {
 	cfg   Config
 	enc   messageEncoder // live events' message JSON, shared by all connections
 	conns conns          // open connections, for Shutdown
+	stats Stats
 }
 
 // NewHandler returns the WebSocket endpoint over cfg.Cache and cfg.Events.
@@ -61,6 +62,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if authErr != nil {
+		h.stats.AuthFailures.Add(1)
 		wsc.Close(CloseAuthFailed, closeReason("authentication failed: "+authErr.Error()))
 		return
 	}
@@ -173,12 +175,14 @@ func (c *conn) writeFrames() {
 				c.closeWith(websocket.StatusGoingAway, "write failed")
 				return
 			}
+			c.h.stats.FramesSent.Add(1)
 		}
 	}
 }
 
 // slowConsumer closes a connection whose send queue overflowed.
 func (c *conn) slowConsumer() {
+	c.h.stats.SlowConsumers.Add(1)
 	c.h.cfg.Logger.Warn("websocket client too slow; disconnected")
 	c.closeWith(CloseSlowConsumer, "slow consumer: send queue full")
 }

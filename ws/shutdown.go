@@ -29,6 +29,8 @@ func (cs *conns) add(c *conn) bool {
 		go c.h.sweepStuckWrites()
 	}
 	cs.open[c] = struct{}{}
+	c.h.stats.Accepted.Add(1)
+	c.h.stats.Connections.Add(1)
 	return true
 }
 
@@ -36,6 +38,7 @@ func (cs *conns) remove(c *conn) {
 	cs.mu.Lock()
 	delete(cs.open, c)
 	cs.mu.Unlock()
+	c.h.stats.Connections.Add(-1)
 }
 
 // Shutdown closes every connection with close code 1001 (going away) and

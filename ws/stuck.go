@@ -26,6 +26,7 @@ func (h *Handler) sweepStuckWrites() {
 			return
 		case now := <-t.C:
 			for _, c := range h.conns.stuck(now.Add(-h.cfg.WriteTimeout).UnixNano()) {
+				h.stats.WriteTimeouts.Add(1)
 				h.cfg.Logger.Warn("websocket write timed out; disconnected", "timeout", h.cfg.WriteTimeout)
 				// The write holds the connection: no close frame can
 				// follow it. Closing the socket ends the write.

@@ -40,4 +40,7 @@ func TestStuckWriteTimesOut(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+	if n := e.h.Stats().WriteTimeouts.Load(); n != 1 {
+		t.Errorf("WriteTimeouts = %d, want 1", n)
+	}
 }

@@ -89,6 +89,7 @@ func (s *subscription) goLive() {
 func (s *subscription) stop() {
 	s.cancel()
 	s.end()
+	s.c.h.stats.Subscriptions.Add(-1)
 	s.mu.Lock()
 	s.stopped = true
 	s.buf = nil
@@ -155,6 +156,7 @@ func (c *conn) subscribe(f *inFrame) error {
 		return nil
 	}
 	s.cancel = cancel
+	c.h.stats.Subscriptions.Add(1)
 	c.send(reply("subscribed", f.ID, map[string]any{"pattern": f.Pattern}))
 	if mode == "live" {
 		s.goLive()

@@ -207,8 +207,10 @@ func TestForbidden(t *testing.T) {
 	}
 	c.subscribe("4", "dev.42.#", nil)
 	c.send(publishFrame("5", "dev.42.x", "b"))
-	c.expect("published")
-	c.expect("message")
+	// The reply and the live event of the publish come in either order.
+	if a, b := c.next().str("type"), c.next().str("type"); !(a == "published" && b == "message" || a == "message" && b == "published") {
+		t.Fatalf("after publishing to its own subscription: %s then %s, want published and message", a, b)
+	}
 	c.send(map[string]any{"type": "subscribe_queue", "id": "6", "queue": "mine"})
 	if r := c.expect("error"); r.str("code") != "unavailable" {
 		t.Fatalf("subscribe_queue without push: %v", r)
@@ -224,6 +226,9 @@ func TestAuthFailure(t *testing.T) {
 	var ce websocket.CloseError
 	if !errors.As(err, &ce) || ce.Code != CloseAuthFailed || !strings.Contains(ce.Reason, "token expired") {
 		t.Fatalf("got %v, want close 4001 with the reason", err)
+	}
+	if n := e.h.Stats().AuthFailures.Load(); n != 1 {
+		t.Errorf("AuthFailures = %d, want 1", n)
 	}
 }
 
@@ -322,5 +327,8 @@ func TestSlowConsumer(t *testing.T) {
 	}
 	if code := slow.closeCode(); code != CloseSlowConsumer {
 		t.Fatalf("slow client closed with %v, want 4008", code)
+	}
+	if n := e.h.Stats().SlowConsumers.Load(); n != 1 {
+		t.Errorf("SlowConsumers = %d, want 1", n)
 	}
 }

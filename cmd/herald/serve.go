@@ -137,6 +137,7 @@ func serve(ctx context.Context, cfg serveConfig, stderr io.Writer) error {
 		return err
 	}
 	handler.SetWebSocket(wsHandler)
+	registerWSMetrics(m.Registry, wsHandler.Stats())
 	handler.SetPage(web.Handler(), web.Assets()...)
 	bgCtx, stopBackground := context.WithCancel(context.Background())
 	defer stopBackground()

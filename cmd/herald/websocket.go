@@ -11,6 +11,9 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync/atomic"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/heraldmq/herald"
 	"github.com/heraldmq/herald/cache"
@@ -118,4 +121,25 @@ func queueError(err error) error {
 	default:
 		return herald.Unavailable("queue", err)
 	}
+}
+
+// registerWSMetrics exposes the WebSocket gateway's counters on /metrics.
+func registerWSMetrics(reg prometheus.Registerer, st *ws.Stats) {
+	gauge := func(name, help string, v *atomic.Int64) prometheus.Collector {
+		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, func() float64 { return float64(v.Load()) })
+	}
+	counter := func(name, help string, labels prometheus.Labels, v *atomic.Int64) prometheus.Collector {
+		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help, ConstLabels: labels}, func() float64 { return float64(v.Load()) })
+	}
+	const closed = "herald_ws_closed_total"
+	const closedHelp = "WebSocket connections closed by the server, by reason: auth_failed (4001), slow_consumer (4008), write_timeout (a write stuck for the write timeout)."
+	reg.MustRegister(
+		gauge("herald_ws_connections", "WebSocket connections open.", &st.Connections),
+		gauge("herald_ws_subscriptions", "Pattern subscriptions open on WebSocket connections.", &st.Subscriptions),
+		counter("herald_ws_connections_total", "WebSocket connections accepted.", nil, &st.Accepted),
+		counter("herald_ws_frames_sent_total", "Frames written to WebSocket clients.", nil, &st.FramesSent),
+		counter(closed, closedHelp, prometheus.Labels{"reason": "auth_failed"}, &st.AuthFailures),
+		counter(closed, closedHelp, prometheus.Labels{"reason": "slow_consumer"}, &st.SlowConsumers),
+		counter(closed, closedHelp, prometheus.Labels{"reason": "write_timeout"}, &st.WriteTimeouts),
+	)
 }
