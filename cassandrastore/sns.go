@@ -2,9 +2,7 @@ package cassandrastore
 
 import (
 	"context"
-	"strings"
 
-	gocql "github.com/apache/cassandra-gocql-driver/v2"
 	"github.com/google/uuid"
 
 	"github.com/heraldmq/herald"
@@ -17,26 +15,18 @@ import (
 type topicStore struct {
 	st *Store
 	q  snsQueries
-	// serial is the consistency of the Paxos phase of the topic records'
-	// lightweight transactions, as for queue records (queueStore.serial).
-	serial gocql.Consistency
+	// records are the topic records (sns_topics).
+	records slottedTable[sns.Topic]
 }
 
 func newTopicStore(st *Store) *topicStore {
-	ts := &topicStore{st: st, q: newSNSQueries(st.opts.Keyspace), serial: gocql.Serial}
-	if strings.HasPrefix(strings.ToUpper(st.opts.Consistency), "LOCAL_") {
-		ts.serial = gocql.LocalSerial
-	}
-	return ts
+	q := newSNSQueries(st.opts.Keyspace)
+	return &topicStore{st: st, q: q, records: topicRecords(q, serialConsistency(st.opts.Consistency))}
 }
 
 // enter returns the connection for one call of op (see Store.enter).
 func (ts *topicStore) enter(ctx context.Context, op string) (*conn, error) {
 	return ts.st.enter(ctx, op)
-}
-
-func topicNotFound(name string) error {
-	return herald.Errorf(herald.ENotFound, "topic %s does not exist", name)
 }
 
 func subNotFound(id uuid.UUID) error {

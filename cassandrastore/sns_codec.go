@@ -2,7 +2,6 @@ package cassandrastore
 
 import (
 	"encoding/json"
-	"hash/fnv"
 
 	"github.com/google/uuid"
 )
@@ -13,11 +12,7 @@ import (
 const snsTopicSlots = 128
 
 // topicSlot is the partition slot of the topic record of name.
-func topicSlot(name string) int {
-	h := fnv.New32a()
-	h.Write([]byte(name))
-	return int(h.Sum32() % snsTopicSlots)
-}
+func topicSlot(name string) int { return nameSlot(name, snsTopicSlots) }
 
 // snsSubBuckets is the number of partitions a topic's subscriptions are
 // spread over; subBucket must map ids to them in id order. Fixed for good,

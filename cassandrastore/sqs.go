@@ -2,10 +2,7 @@ package cassandrastore
 
 import (
 	"context"
-	"strings"
 	"sync/atomic"
-
-	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
 	"github.com/heraldmq/herald/sqs"
 )
@@ -16,11 +13,8 @@ import (
 type queueStore struct {
 	st *Store
 	q  sqsQueries
-	// serial is the consistency of the Paxos phase of the queue records'
-	// lightweight transactions: LOCAL_SERIAL when the configured
-	// consistency is a LOCAL_ one (the transaction then stays in the data
-	// center, as the reads do), SERIAL otherwise.
-	serial gocql.Consistency
+	// records are the queue records (sqs_queues).
+	records slottedTable[sqs.Queue]
 	// takeStart rotates the first slot TakeUnindexed reads, so that a
 	// small limit does not always serve the same slots.
 	takeStart atomic.Uint32
@@ -37,11 +31,8 @@ type queueStore struct {
 const sqsDefaultShards = 4
 
 func newQueueStore(st *Store) *queueStore {
-	qs := &queueStore{st: st, q: newSQSQueries(st.opts.Keyspace), serial: gocql.Serial}
-	if strings.HasPrefix(strings.ToUpper(st.opts.Consistency), "LOCAL_") {
-		qs.serial = gocql.LocalSerial
-	}
-	return qs
+	q := newSQSQueries(st.opts.Keyspace)
+	return &queueStore{st: st, q: q, records: queueRecords(q, serialConsistency(st.opts.Consistency))}
 }
 
 // DefaultShards is the shard count of new queues: see sqsDefaultShards.
