@@ -122,7 +122,13 @@ func put(t testing.TB, db *DB, ms ...*cache.Message) {
 // countKeys returns the number of keys starting with prefix.
 func countKeys(t testing.TB, db *DB, prefix byte) int {
 	t.Helper()
-	it, err := db.newIter(context.Background(), []byte{prefix}, []byte{prefix + 1})
+	return prefixKeyCount(t, db, []byte{prefix})
+}
+
+// prefixKeyCount returns the number of visible keys starting with prefix.
+func prefixKeyCount(t testing.TB, db *DB, prefix []byte) int {
+	t.Helper()
+	it, err := db.newIter(context.Background(), prefix, prefixEnd(prefix))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,8 +3,6 @@ package pebblestore
 import (
 	"bytes"
 	"context"
-	"errors"
-	"hash/maphash"
 	"sync"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -16,10 +14,7 @@ import (
 var _ sns.Store = (*TopicStore)(nil)
 
 // topicLockBits sizes the striped locks of topic names and subscriptions.
-const (
-	topicLockBits = 6
-	numTopicLocks = 1 << topicLockBits
-)
+const topicLockBits = 6
 
 // TopicStore is the embedded engine's sns.Store: SNS topic records and
 // subscriptions in the same Pebble database as the message cache and the
@@ -29,10 +24,11 @@ const (
 type TopicStore struct {
 	db *DB
 
-	// locks make the read-check-write of the topic operations (per name)
-	// and of DeleteSubscription (per subscription) atomic.
-	seed  maphash.Seed
-	locks [numTopicLocks]sync.Mutex
+	// locks make the read-check-write of the topic operations (per name,
+	// done by records) and of DeleteSubscription (per subscription)
+	// atomic.
+	locks   stripedLocks
+	records namedRecords[*sns.Topic]
 }
 
 // topicStoreOnce creates the DB's TopicStore on first use.
@@ -45,19 +41,23 @@ type topicStoreOnce struct {
 func (db *DB) Topics() sns.Store { return db.topicStore() }
 
 func (db *DB) topicStore() *TopicStore {
-	db.topics.once.Do(func() { db.topics.store = &TopicStore{db: db, seed: maphash.MakeSeed()} })
+	db.topics.once.Do(func() { db.topics.store = newTopicStore(db) })
 	return db.topics.store
 }
 
-// lock locks the stripe of the given key and returns its unlock.
-func (s *TopicStore) lock(key []byte) func() {
-	mu := &s.locks[maphash.Bytes(s.seed, key)>>(64-topicLockBits)]
-	mu.Lock()
-	return mu.Unlock
-}
-
-func topicNotFound(account, name string) error {
-	return herald.Errorf(herald.ENotFound, "topic %s/%s does not exist", account, name)
+func newTopicStore(db *DB) *TopicStore {
+	s := &TopicStore{db: db, locks: newStripedLocks(topicLockBits)}
+	s.records = namedRecords[*sns.Topic]{
+		db:     db,
+		locks:  &s.locks,
+		noun:   "topic",
+		key:    topicKey,
+		idOf:   func(t *sns.Topic) recordID { return recordID{t.Account, t.Name, t.ID} },
+		check:  checkTopic,
+		encode: func(t *sns.Topic) []byte { return appendTopicRecord(nil, t) },
+		decode: decodeTopicRecord,
+	}
+	return s
 }
 
 func subscriptionNotFound(topicID, id uuid.UUID) error {
@@ -74,92 +74,20 @@ func checkTopic(t *sns.Topic) error {
 	return nil
 }
 
-// get reads the value of key and decodes it; found is false when absent.
-func get[T any](db *DB, key []byte, decode func([]byte) (T, error)) (v T, found bool, err error) {
-	raw, closer, err := db.pdb.Get(key)
-	if errors.Is(err, pebble.ErrNotFound) {
-		return v, false, nil
-	}
-	if err != nil {
-		return v, false, err
-	}
-	defer closer.Close()
-	v, err = decode(raw)
-	return v, err == nil, err
-}
-
-// getTopic reads a topic record; nil when absent.
-func (s *TopicStore) getTopic(key []byte, account, name string) (*sns.Topic, error) {
-	t, _, err := get(s.db, key, func(v []byte) (*sns.Topic, error) { return decodeTopicRecord(account, name, v) })
-	return t, err
-}
-
 // CreateTopic stores t unless its account already has a topic of that
 // name, which it then returns with an EConflict error.
 func (s *TopicStore) CreateTopic(ctx context.Context, t *sns.Topic) (*sns.Topic, error) {
-	const op = "create topic"
-	if err := checkTopic(t); err != nil {
-		return nil, err
-	}
-	if err := s.db.enter(ctx, op); err != nil {
-		return nil, err
-	}
-	defer s.db.leave()
-	key := topicKey(t.Account, t.Name)
-	defer s.lock(key)()
-	old, err := s.getTopic(key, t.Account, t.Name)
-	if err != nil {
-		return nil, herald.Unavailable(op, err)
-	}
-	if old != nil {
-		return old, herald.Errorf(herald.EConflict, "topic %s/%s already exists", t.Account, t.Name)
-	}
-	if err := s.db.pdb.Set(key, appendTopicRecord(nil, t), pebble.Sync); err != nil {
-		return nil, herald.Unavailable(op, err)
-	}
-	return t, nil
+	return s.records.create(ctx, "create topic", t)
 }
 
 // GetTopic returns the topic account/name (ENotFound).
 func (s *TopicStore) GetTopic(ctx context.Context, account, name string) (*sns.Topic, error) {
-	const op = "get topic"
-	if err := s.db.enter(ctx, op); err != nil {
-		return nil, err
-	}
-	defer s.db.leave()
-	t, err := s.getTopic(topicKey(account, name), account, name)
-	if err != nil {
-		return nil, herald.Unavailable(op, err)
-	}
-	if t == nil {
-		return nil, topicNotFound(account, name)
-	}
-	return t, nil
+	return s.records.get(ctx, "get topic", account, name)
 }
 
 // UpdateTopic replaces the record of t, which must exist with t's ID.
 func (s *TopicStore) UpdateTopic(ctx context.Context, t *sns.Topic) error {
-	const op = "update topic"
-	if err := checkTopic(t); err != nil {
-		return err
-	}
-	if err := s.db.enter(ctx, op); err != nil {
-		return err
-	}
-	defer s.db.leave()
-	key := topicKey(t.Account, t.Name)
-	defer s.lock(key)()
-	old, err := s.getTopic(key, t.Account, t.Name)
-	if err != nil {
-		return herald.Unavailable(op, err)
-	}
-	if old == nil || old.ID != t.ID {
-		return topicNotFound(t.Account, t.Name)
-	}
-	if err := s.db.pdb.Set(key, appendTopicRecord(nil, t), pebble.Sync); err != nil {
-		return herald.Unavailable(op, err)
-	}
-	return nil
+	return s.records.update(ctx, "update topic", t)
 }
 
 // DeleteTopic removes t's record and, with one range deletion, all its
@@ -168,36 +96,10 @@ func (s *TopicStore) UpdateTopic(ctx context.Context, t *sns.Topic) error {
 // outlive it: the service checks that the topic exists before
 // subscribing, and topic IDs are never reused.
 func (s *TopicStore) DeleteTopic(ctx context.Context, t *sns.Topic) error {
-	const op = "delete topic"
-	if err := checkTopic(t); err != nil {
-		return err
-	}
-	if err := s.db.enter(ctx, op); err != nil {
-		return err
-	}
-	defer s.db.leave()
-	key := topicKey(t.Account, t.Name)
-	defer s.lock(key)()
-	old, err := s.getTopic(key, t.Account, t.Name)
-	if err != nil {
-		return herald.Unavailable(op, err)
-	}
-	if old == nil || old.ID != t.ID {
-		return topicNotFound(t.Account, t.Name)
-	}
-	b := s.db.pdb.NewBatch()
-	defer b.Close()
-	subs := topicSubscriptionsPrefix(t.ID)
-	if err := b.Delete(key, nil); err != nil {
-		return herald.Unavailable(op, err)
-	}
-	if err := b.DeleteRange(subs, prefixEnd(subs), nil); err != nil {
-		return herald.Unavailable(op, err)
-	}
-	if err := b.Commit(pebble.Sync); err != nil {
-		return herald.Unavailable(op, err)
-	}
-	return nil
+	return s.records.delete(ctx, "delete topic", t, func(b *pebble.Batch) error {
+		subs := topicSubscriptionsPrefix(t.ID)
+		return b.DeleteRange(subs, prefixEnd(subs), nil)
+	})
 }
 
 // ListTopics returns up to limit topics of account (no limit if limit <=
@@ -263,7 +165,7 @@ func (s *TopicStore) DeleteSubscription(ctx context.Context, topicID, id uuid.UU
 	}
 	defer s.db.leave()
 	key := subscriptionKey(topicID, id)
-	defer s.lock(key)()
+	defer s.locks.lock(key)()
 	_, found, err := get(s.db, key, func([]byte) (struct{}, error) { return struct{}{}, nil })
 	if err != nil {
 		return herald.Unavailable(op, err)

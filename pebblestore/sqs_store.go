@@ -3,8 +3,6 @@ package pebblestore
 import (
 	"bytes"
 	"context"
-	"errors"
-	"hash/maphash"
 	"sync"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -18,7 +16,6 @@ var _ sqs.Store = (*QueueStore)(nil)
 // queueLockBits sizes the striped locks of queue names.
 const (
 	queueLockBits  = 8
-	numQueueLocks  = 1 << queueLockBits
 	embeddedShards = 1
 )
 
@@ -31,9 +28,10 @@ type QueueStore struct {
 	db *DB
 
 	// nameLocks make the read-check-write of CreateQueue, UpdateQueue and
-	// DeleteQueue atomic per queue name without serialising other names.
-	nameSeed  maphash.Seed
-	nameLocks [numQueueLocks]sync.Mutex
+	// DeleteQueue (done by records) atomic per queue name without
+	// serialising other names.
+	nameLocks stripedLocks
+	records   namedRecords[*sqs.Queue]
 
 	// unindexedMu orders MarkUnindexed against TakeUnindexed, so that a
 	// take never deletes a mark set after it read the marks.
@@ -41,7 +39,18 @@ type QueueStore struct {
 }
 
 func newQueueStore(db *DB) *QueueStore {
-	return &QueueStore{db: db, nameSeed: maphash.MakeSeed()}
+	s := &QueueStore{db: db, nameLocks: newStripedLocks(queueLockBits)}
+	s.records = namedRecords[*sqs.Queue]{
+		db:     db,
+		locks:  &s.nameLocks,
+		noun:   "queue",
+		key:    queueKey,
+		idOf:   func(q *sqs.Queue) recordID { return recordID{q.Account, q.Name, q.ID} },
+		check:  checkQueue,
+		encode: func(q *sqs.Queue) []byte { return appendQueueRecord(nil, q) },
+		decode: decodeQueueRecord,
+	}
+	return s
 }
 
 // Queues returns the DB's SQS queue store (one per DB).
@@ -50,31 +59,6 @@ func (db *DB) Queues() *QueueStore { return db.queues }
 // DefaultShards is 1: one process appends to a Pebble memtable, so
 // spreading a queue over shards would only lengthen scans.
 func (s *QueueStore) DefaultShards() int { return embeddedShards }
-
-// lockName locks the stripe of a queue name and returns its unlock.
-func (s *QueueStore) lockName(account, name string) func() {
-	var h maphash.Hash
-	h.SetSeed(s.nameSeed)
-	h.WriteString(account)
-	h.WriteByte(0)
-	h.WriteString(name)
-	mu := &s.nameLocks[h.Sum64()>>(64-queueLockBits)]
-	mu.Lock()
-	return mu.Unlock
-}
-
-// getQueue reads a queue record; nil when absent.
-func (s *QueueStore) getQueue(account, name string) (*sqs.Queue, error) {
-	v, closer, err := s.db.pdb.Get(queueKey(account, name))
-	if errors.Is(err, pebble.ErrNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer closer.Close()
-	return decodeQueueRecord(account, name, v)
-}
 
 func checkQueue(q *sqs.Queue) error {
 	switch {
@@ -88,113 +72,37 @@ func checkQueue(q *sqs.Queue) error {
 	return nil
 }
 
-func queueNotFound(account, name string) error {
-	return herald.Errorf(herald.ENotFound, "queue %s/%s does not exist", account, name)
-}
-
 // CreateQueue stores q unless its account already has a queue of that
 // name, which it then returns with an EConflict error.
 func (s *QueueStore) CreateQueue(ctx context.Context, q *sqs.Queue) (*sqs.Queue, error) {
-	const op = "create queue"
-	if err := checkQueue(q); err != nil {
-		return nil, err
-	}
-	if err := s.db.enter(ctx, op); err != nil {
-		return nil, err
-	}
-	defer s.db.leave()
-	defer s.lockName(q.Account, q.Name)()
-	old, err := s.getQueue(q.Account, q.Name)
-	if err != nil {
-		return nil, herald.Unavailable(op, err)
-	}
-	if old != nil {
-		return old, herald.Errorf(herald.EConflict, "queue %s/%s already exists", q.Account, q.Name)
-	}
-	if err := s.db.pdb.Set(queueKey(q.Account, q.Name), appendQueueRecord(nil, q), pebble.Sync); err != nil {
-		return nil, herald.Unavailable(op, err)
-	}
-	return q, nil
+	return s.records.create(ctx, "create queue", q)
 }
 
 // GetQueue returns the queue account/name (ENotFound).
 func (s *QueueStore) GetQueue(ctx context.Context, account, name string) (*sqs.Queue, error) {
-	const op = "get queue"
-	if err := s.db.enter(ctx, op); err != nil {
-		return nil, err
-	}
-	defer s.db.leave()
-	q, err := s.getQueue(account, name)
-	if err != nil {
-		return nil, herald.Unavailable(op, err)
-	}
-	if q == nil {
-		return nil, queueNotFound(account, name)
-	}
-	return q, nil
+	return s.records.get(ctx, "get queue", account, name)
 }
 
 // UpdateQueue replaces the record of q, which must exist with q's ID.
 func (s *QueueStore) UpdateQueue(ctx context.Context, q *sqs.Queue) error {
-	const op = "update queue"
-	if err := checkQueue(q); err != nil {
-		return err
-	}
-	if err := s.db.enter(ctx, op); err != nil {
-		return err
-	}
-	defer s.db.leave()
-	defer s.lockName(q.Account, q.Name)()
-	old, err := s.getQueue(q.Account, q.Name)
-	if err != nil {
-		return herald.Unavailable(op, err)
-	}
-	if old == nil || old.ID != q.ID {
-		return queueNotFound(q.Account, q.Name)
-	}
-	if err := s.db.pdb.Set(queueKey(q.Account, q.Name), appendQueueRecord(nil, q), pebble.Sync); err != nil {
-		return herald.Unavailable(op, err)
-	}
-	return nil
+	return s.records.update(ctx, "update queue", q)
 }
 
-// DeleteQueue removes q's record and, with one range deletion, all its
-// messages and states; compaction reclaims their space later. Entries of
-// the expiry index that refer to them are dropped by the reaper in time.
-// ENotFound if no queue of q's name and ID exists.
+// DeleteQueue removes q's record and all its messages and states in one
+// synced batch: key by key if the queue holds at most maxPointDeletes
+// keys, else with one range deletion (deletePrefix), so that deleting many
+// small queues leaves no pile of range tombstones. Compaction reclaims
+// their space later. Entries of the expiry index that refer to them are
+// dropped by the reaper in time. A message put concurrently may outlive
+// the deletion, as one put just after it may; the reaper drops it when it
+// expires. ENotFound if no queue of q's name and ID exists.
 func (s *QueueStore) DeleteQueue(ctx context.Context, q *sqs.Queue) error {
-	const op = "delete queue"
-	if err := checkQueue(q); err != nil {
-		return err
-	}
-	if err := s.db.enter(ctx, op); err != nil {
-		return err
-	}
-	defer s.db.leave()
-	defer s.lockName(q.Account, q.Name)()
-	old, err := s.getQueue(q.Account, q.Name)
-	if err != nil {
-		return herald.Unavailable(op, err)
-	}
-	if old == nil || old.ID != q.ID {
-		return queueNotFound(q.Account, q.Name)
-	}
-	b := s.db.pdb.NewBatch()
-	defer b.Close()
-	msgs := sqsQueuePrefix(q.ID)
-	for _, err := range []error{
-		b.Delete(queueKey(q.Account, q.Name), nil),
-		b.DeleteRange(msgs, prefixEnd(msgs), nil),
-		b.Delete(unindexedKey(q.ID), nil),
-	} {
-		if err != nil {
-			return herald.Unavailable(op, err)
+	return s.records.delete(ctx, "delete queue", q, func(b *pebble.Batch) error {
+		if err := deletePrefix(ctx, s.db, b, sqsQueuePrefix(q.ID), maxPointDeletes); err != nil {
+			return err
 		}
-	}
-	if err := b.Commit(pebble.Sync); err != nil {
-		return herald.Unavailable(op, err)
-	}
-	return nil
+		return b.Delete(unindexedKey(q.ID), nil)
+	})
 }
 
 // ListQueues returns up to limit queues of account (no limit if limit <=
