@@ -31,7 +31,7 @@ func newEnv(t *testing.T, mod func(*Config)) *env {
 }
 
 // newEnvOver is newEnv with the store wrapped by wrap (nil: as it is).
-func newEnvOver(t *testing.T, wrap func(cache.Store) cache.Store, mod func(*Config)) *env {
+func newEnvOver(t testing.TB, wrap func(cache.Store) cache.Store, mod func(*Config)) *env {
 	t.Helper()
 	db, err := pebblestore.Open(t.TempDir(), pebblestore.Options{ReapInterval: -1, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
@@ -199,7 +199,7 @@ type wrappedWriter struct{ http.ResponseWriter }
 func (w wrappedWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // testWriter sends log output to t.Log.
-type testWriter struct{ t *testing.T }
+type testWriter struct{ t testing.TB }
 
 func (w testWriter) Write(b []byte) (int, error) {
 	w.t.Log(strings.TrimSpace(string(b)))
