@@ -235,6 +235,17 @@ func (s *Service) deliverJob(ctx context.Context, j job) bool {
 // settle delivers to sub, or schedules a retry, or gives up; an error
 // means none of these happened (the subscription stays in its job).
 func (s *Service) settle(ctx context.Context, dj *deliveryJob, sub jobSub) error {
+	if wait := s.throttleDelay(dj, sub); wait > maxThrottleWait {
+		later := *dj
+		later.Subs, later.Paced, later.NotBefore = []jobSub{sub}, true, 0
+		if err := s.enqueueDelivery(ctx, &later, wait); err != nil {
+			return err
+		}
+		s.stats.Throttled.Add(1)
+		return nil
+	} else if wait > 0 && !s.sleep(ctx, wait) {
+		return context.Canceled
+	}
 	err := s.deliver(ctx, dj, sub)
 	if err == nil {
 		s.stats.Delivered.Add(1)
@@ -262,7 +273,7 @@ func (s *Service) settle(ctx context.Context, dj *deliveryJob, sub jobSub) error
 	retry := *dj
 	retry.Subs = []jobSub{sub}
 	retry.Attempt = next
-	retry.NotBefore = 0
+	retry.NotBefore, retry.Paced = 0, false
 	if err := s.enqueueDelivery(ctx, &retry, policy.Delay(next)); err != nil {
 		return err
 	}

@@ -38,6 +38,7 @@ type deliveryJob struct {
 	SignatureVersion string      `json:"sigv,omitempty"`
 	Subs             []jobSub    `json:"subs"`
 	Attempt          int         `json:"attempt,omitempty"` // failed attempts so far
+	Paced            bool        `json:"paced,omitempty"`   // its turn under the throttle policy has come (throttle.go)
 	NotBefore        int64       `json:"nb,omitempty"`      // Unix ms: not to be tried before
 }
 

@@ -121,6 +121,7 @@ type Stats struct {
 	Retried      atomic.Int64 // failed http deliveries scheduled again
 	DeadLettered atomic.Int64 // deliveries sent to a dead-letter queue
 	Dropped      atomic.Int64 // deliveries given up without a dead-letter queue
+	Throttled    atomic.Int64 // deliveries queued again to wait for their turn under a throttle policy
 }
 
 // Service implements API on a Store (topics and subscriptions) and the
@@ -134,7 +135,8 @@ type Service struct {
 	log   *slog.Logger
 	stats Stats
 
-	matchers matcherCache
+	matchers  matcherCache
+	throttles throttles
 
 	queuesMu sync.Mutex
 	created  map[string]bool // internal queues known to exist

@@ -164,12 +164,13 @@ func registerSNSMetrics(reg prometheus.Registerer, st *sns.Stats) {
 		return prometheus.NewCounterFunc(opts, func() float64 { return float64(v.Load()) })
 	}
 	const deliveries = "herald_sns_deliveries_total"
-	const help = "SNS deliveries to subscriptions by outcome: delivered, filtered (skipped by a filter policy), retried (a failed attempt scheduled again), dead_lettered, dropped."
+	const help = "SNS deliveries to subscriptions by outcome: delivered, filtered (skipped by a filter policy), retried (a failed attempt scheduled again), throttled (queued again for its turn under a throttle policy), dead_lettered, dropped."
 	reg.MustRegister(
 		counter("herald_sns_published_total", "SNS publish jobs expanded into deliveries.", "", &st.Published),
 		counter(deliveries, help, "delivered", &st.Delivered),
 		counter(deliveries, help, "filtered", &st.Filtered),
 		counter(deliveries, help, "retried", &st.Retried),
+		counter(deliveries, help, "throttled", &st.Throttled),
 		counter(deliveries, help, "dead_lettered", &st.DeadLettered),
 		counter(deliveries, help, "dropped", &st.Dropped),
 	)
