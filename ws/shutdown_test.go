@@ -1,7 +1,9 @@
 package ws
 
 import (
+	"context"
 	"testing"
+	"time"
 
 	"github.com/coder/websocket"
 )
@@ -14,9 +16,25 @@ func TestShutdownClosesEveryConnectionWithGoingAway(t *testing.T) {
 	a.subscribe("s1", "news.#", nil)
 	b.send(map[string]any{"type": "ping", "id": "p1"})
 	b.expect("pong")
-	e.h.Shutdown()
+	// The clients read, as devices do, so the close handshakes complete.
+	codes := map[string]chan websocket.StatusCode{"subscribed": make(chan websocket.StatusCode, 1), "idle": make(chan websocket.StatusCode, 1)}
 	for name, c := range map[string]*client{"subscribed": a, "idle": b} {
-		if code := c.closeCode(); code != websocket.StatusGoingAway {
+		go func() { codes[name] <- c.closeCode() }()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	start := time.Now()
+	if err := e.h.Shutdown(ctx); err != nil {
+		t.Fatalf("Shutdown: %v", err)
+	}
+	if n := e.h.conns.count(); n != 0 {
+		t.Fatalf("Shutdown returned with %d connections open", n)
+	}
+	if took := time.Since(start); took > 4*time.Second { // the library gives up on a handshake after 5 s
+		t.Errorf("Shutdown took %v with clients that answer the close at once", took)
+	}
+	for name, ch := range codes {
+		if code := <-ch; code != websocket.StatusGoingAway {
 			t.Errorf("%s client closed with %d, want 1001", name, code)
 		}
 	}

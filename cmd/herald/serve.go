@@ -162,11 +162,18 @@ func serve(ctx context.Context, cfg serveConfig, stderr io.Writer) error {
 	case <-ctx.Done():
 	}
 	log.Info("herald shutting down")
-	// WebSocket connections are hijacked: srv.Shutdown does not see them.
-	wsHandler.Shutdown()
-	handler.CloseStreams() // event streams never end by themselves
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	// WebSocket connections are hijacked: srv.Shutdown does not see them.
+	// Their close handshakes run alongside the rest of the shutdown.
+	wsDone := make(chan error, 1)
+	go func() { wsDone <- wsHandler.Shutdown(shutdownCtx) }()
+	defer func() {
+		if err := <-wsDone; err != nil {
+			log.Warn("websocket connections still open at the end of the shutdown", "err", err)
+		}
+	}()
+	handler.CloseStreams() // event streams never end by themselves
 	if err := srv.Shutdown(shutdownCtx); err != nil {
 		return err
 	}
