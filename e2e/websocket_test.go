@@ -140,6 +140,34 @@ func TestWebSocketLiveAndRecover(t *testing.T) {
 	}
 }
 
+// TestWebSocketLimitsAreFlags: the gateway's limits are configuration;
+// with --ws-recover-limit 2 a recover that names no limit sends 2 of the
+// 3 missed messages and says it was truncated.
+func TestWebSocketLimitsAreFlags(t *testing.T) {
+	s := startServer(t, "", "--ws-recover-limit", "2", "--ws-ping-interval", "5s")
+	word := "l" + strings.ReplaceAll(uuid.NewString()[:8], "-", "")
+	since := time.Now().Add(-time.Second).UTC().Format(time.RFC3339Nano)
+	for i := 1; i <= 3; i++ {
+		putHTTP(t, s, fmt.Sprintf("%s.m.%d", word, i), "bWlzc2Vk")
+	}
+	c := dialWS(t, s)
+	c.request(map[string]any{"type": "subscribe", "pattern": word + ".#", "mode": "recover", "since": since})
+	var got int
+	for {
+		f := c.next(10*time.Second, func(f map[string]any) bool { return f["type"] == "message" || f["type"] == "recovered" })
+		if f["type"] == "recovered" {
+			if f["count"] != float64(2) || f["truncated"] != true {
+				t.Errorf("recovered frame %v, want count 2, truncated", f)
+			}
+			break
+		}
+		got++
+	}
+	if got != 2 {
+		t.Errorf("recovered %d messages, want the limit of 2", got)
+	}
+}
+
 // TestWebSocketQueuePushWithAck is the set-top-box pattern: messages sent
 // to a device's SQS queue are pushed over its WebSocket; an acked message
 // is deleted, an unacked one goes back to the queue when the device

@@ -55,6 +55,12 @@ func websocketHandler(cfg wsConfig, engine string, svc *cache.Service, events ca
 		MaxFrameBytes:    int64(cfg.maxFrameBytes),
 		SendQueueBytes:   cfg.sendQueueBytes,
 		MaxSubscriptions: cfg.maxSubscriptions,
+		RecoverLimit:     cfg.recoverLimit,
+		MaxRecoverLimit:  cfg.maxRecoverLimit,
+		PingInterval:     cfg.pingInterval,
+		WriteTimeout:     cfg.writeTimeout,
+		ReadBufferBytes:  cfg.readBufferBytes,
+		WriteBufferBytes: cfg.writeBufferBytes,
 		Logger:           log,
 	}), nil
 }
