@@ -97,13 +97,13 @@ func TestFIFOSetVisibleAtMovesBlock(t *testing.T) {
 	mustReceive(t, ix, q, at(1), 1, at(100))
 
 	// Extending the timeout extends the group's block.
-	if err := ix.SetVisibleAt(ctx, q, ids[0], at(10), at(500)); err != nil {
+	if err := ix.SetVisibleAt(ctx, q, ids[0], 0, at(10), at(500)); err != nil {
 		t.Fatal(err)
 	}
 	got, _ := mustReceive(t, ix, q, at(200), 10, at(600))
 	equalIDs(t, "block extended", got, nil)
 	// Ending it now makes the group receivable from its head.
-	if err := ix.SetVisibleAt(ctx, q, ids[0], at(210), at(210)); err != nil {
+	if err := ix.SetVisibleAt(ctx, q, ids[0], 0, at(210), at(210)); err != nil {
 		t.Fatal(err)
 	}
 	got, _ = mustReceive(t, ix, q, at(220), 10, at(600))

@@ -159,20 +159,23 @@ func (ix *Index) Remove(ctx context.Context, q sqs.IndexQueue, ids []uuid.UUID) 
 	return nil
 }
 
-// SetVisibleAt implements sqs.Index.
-func (ix *Index) SetVisibleAt(ctx context.Context, q sqs.IndexQueue, id uuid.UUID, now, visibleAt time.Time) error {
+// SetVisibleAt implements sqs.Index. The script compares receiveCount with
+// the stored receive count, so that the check and the change are atomic.
+func (ix *Index) SetVisibleAt(ctx context.Context, q sqs.IndexQueue, id uuid.UUID, receiveCount int, now, visibleAt time.Time) error {
 	k := ix.keys(q.ID)
-	var changed int64
+	var res int64
 	err := ix.call(ctx, "redisindex.SetVisibleAt", func(ctx context.Context) (err error) {
-		changed, err = scriptSetVisible.Run(ctx, ix.client, k.state,
-			k.groupPrefix, fifoArg(q), ix.opts.GroupScan, id[:], millis(now), millis(visibleAt)).Int64()
+		res, err = scriptSetVisible.Run(ctx, ix.client, k.state,
+			k.groupPrefix, fifoArg(q), ix.opts.GroupScan, id[:], millis(now), millis(visibleAt), max(receiveCount, 0)).Int64()
 		return err
 	})
-	if err != nil {
+	switch {
+	case err != nil:
 		return err
-	}
-	if changed == 0 {
+	case res == 0:
 		return sqs.ErrNotInFlight
+	case res < 0:
+		return sqs.ErrStaleReceipt
 	}
 	return nil
 }

@@ -161,7 +161,7 @@ func TestAddRebuiltState(t *testing.T) {
 	if got := mustCounts(t, ix, q, at(10)); got != (sqs.Counts{Visible: 1, InFlight: 1}) {
 		t.Fatalf("Counts = %+v, want 1 visible, 1 in flight", got)
 	}
-	if err := ix.SetVisibleAt(ctx, q, inFlight, at(10), at(600)); err != nil {
+	if err := ix.SetVisibleAt(ctx, q, inFlight, 0, at(10), at(600)); err != nil {
 		t.Fatalf("SetVisibleAt of a rebuilt in-flight entry: %v", err)
 	}
 	_, res := mustReceive(t, ix, q, at(600), 10, at(700))
@@ -210,10 +210,10 @@ func TestSetVisibleAt(t *testing.T) {
 	mustReceive(t, ix, q, at(10), 2, at(100)) // ids[0], ids[1]
 
 	// Extend ids[0], end ids[1]'s timeout now.
-	if err := ix.SetVisibleAt(ctx, q, ids[0], at(20), at(5000)); err != nil {
+	if err := ix.SetVisibleAt(ctx, q, ids[0], 0, at(20), at(5000)); err != nil {
 		t.Fatal(err)
 	}
-	if err := ix.SetVisibleAt(ctx, q, ids[1], at(20), at(20)); err != nil {
+	if err := ix.SetVisibleAt(ctx, q, ids[1], 0, at(20), at(20)); err != nil {
 		t.Fatal(err)
 	}
 	got, _ := mustReceive(t, ix, q, at(200), 10, at(300))
@@ -232,19 +232,19 @@ func TestSetVisibleAt(t *testing.T) {
 		{"unknown message", q, uuid.New(), 20},
 		{"unknown queue", standardQueue(), ids[0], 20},
 	} {
-		if err := ix.SetVisibleAt(ctx, tc.q, tc.id, at(tc.now), at(9000)); !errors.Is(err, sqs.ErrNotInFlight) {
+		if err := ix.SetVisibleAt(ctx, tc.q, tc.id, 0, at(tc.now), at(9000)); !errors.Is(err, sqs.ErrNotInFlight) {
 			t.Errorf("%s: err = %v, want ErrNotInFlight", tc.name, err)
 		}
 	}
 	notReceived := uuid.New()
 	mustAdd(t, ix, q, "", at(0), notReceived)
-	if err := ix.SetVisibleAt(ctx, q, notReceived, at(20), at(9000)); !errors.Is(err, sqs.ErrNotInFlight) {
+	if err := ix.SetVisibleAt(ctx, q, notReceived, 0, at(20), at(9000)); !errors.Is(err, sqs.ErrNotInFlight) {
 		t.Errorf("never received: err = %v, want ErrNotInFlight", err)
 	}
 	if err := ix.Remove(ctx, q, ids[:1]); err != nil {
 		t.Fatal(err)
 	}
-	if err := ix.SetVisibleAt(ctx, q, ids[0], at(20), at(9000)); !errors.Is(err, sqs.ErrNotInFlight) {
+	if err := ix.SetVisibleAt(ctx, q, ids[0], 0, at(20), at(9000)); !errors.Is(err, sqs.ErrNotInFlight) {
 		t.Errorf("removed: err = %v, want ErrNotInFlight", err)
 	}
 }

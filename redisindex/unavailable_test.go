@@ -41,7 +41,7 @@ func TestUnreachableRedisIsUnavailableQuickly(t *testing.T) {
 			return err
 		}},
 		{"Remove", func() error { return ix.Remove(ctx, q, newIDs(1)) }},
-		{"SetVisibleAt", func() error { return ix.SetVisibleAt(ctx, q, uuid.New(), at(0), at(1)) }},
+		{"SetVisibleAt", func() error { return ix.SetVisibleAt(ctx, q, uuid.New(), 0, at(0), at(1)) }},
 		{"Counts", func() error { _, err := ix.Counts(ctx, q, at(0)); return err }},
 		{"Drop", func() error { return ix.Drop(ctx, q) }},
 		{"MarkBuilt", func() error { return ix.MarkBuilt(ctx, q) }},

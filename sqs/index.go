@@ -18,6 +18,12 @@ var ErrNotBuilt = errors.New("sqs: queue index not built")
 // flight (never received, visible again, or deleted).
 var ErrNotInFlight = errors.New("sqs: message not in flight")
 
+// ErrStaleReceipt is returned by SetVisibleAt for a message in flight under
+// another receive count than the one named: the receipt handle is stale
+// (the message became visible and was received again since). Nothing is
+// changed.
+var ErrStaleReceipt = errors.New("sqs: receipt handle of an earlier receive")
+
 // IndexQueue names a queue to the Index.
 type IndexQueue struct {
 	ID   uuid.UUID
@@ -101,8 +107,12 @@ type Index interface {
 	Remove(ctx context.Context, q IndexQueue, ids []uuid.UUID) error
 	// SetVisibleAt changes when an in-flight message becomes visible again
 	// (ChangeMessageVisibility); ErrNotInFlight if it is not in flight at
-	// now.
-	SetVisibleAt(ctx context.Context, q IndexQueue, id uuid.UUID, now, visibleAt time.Time) error
+	// now. receiveCount names the receive whose visibility changes (the
+	// message's receive count at that receive): when it is positive and the
+	// message is in flight under another receive count, SetVisibleAt
+	// returns ErrStaleReceipt and changes nothing. 0 means whatever receive
+	// is current.
+	SetVisibleAt(ctx context.Context, q IndexQueue, id uuid.UUID, receiveCount int, now, visibleAt time.Time) error
 	// Counts returns the queue's approximate counts at now. ErrNotBuilt as
 	// for Receive.
 	Counts(ctx context.Context, q IndexQueue, now time.Time) (Counts, error)

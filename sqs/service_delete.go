@@ -125,10 +125,14 @@ func (s *Service) changeVisibility(ctx context.Context, q *Queue, handle string,
 	if limit := r.receivedAt.Add(seconds(s.lim.MaxVisibilityTimeout)); !r.receivedAt.IsZero() && visibleAt.After(limit) {
 		return invalidParameter("VisibilityTimeout", itoa(*timeout), "Total VisibilityTimeout for the message is beyond the limit ["+itoa(s.lim.MaxVisibilityTimeout)+" seconds]")
 	}
-	err = s.index.SetVisibleAt(ctx, indexQueue(q), r.messageID, now, visibleAt)
+	err = s.index.SetVisibleAt(ctx, indexQueue(q), r.messageID, r.receiveCount, now, visibleAt)
 	switch {
 	case errors.Is(err, ErrNotInFlight):
 		return s.notInFlight(ctx, q, r.messageID, handle)
+	case errors.Is(err, ErrStaleReceipt):
+		// The handle names an earlier receive: refused as on AWS, and its
+		// State (an older receive count) is not saved.
+		return errNotChangeable(handle)
 	case err != nil && !isUnavailable(err):
 		return AsError(err)
 	}
@@ -150,16 +154,23 @@ func (s *Service) changeVisibility(ctx context.Context, q *Queue, handle string,
 // (its visibility timeout over) is MessageNotInflight. Telling them apart
 // costs a Store read, paid only on this error path.
 //
-// A handle of an earlier receive of a message received again since is not
-// told apart: Herald changes the current receive's timeout where AWS
-// refuses the stale handle.
+// A handle of an earlier receive of a message in flight under a later one
+// does not get here: the Index refuses it (ErrStaleReceipt) and the Service
+// answers errNotChangeable, as AWS does.
 func (s *Service) notInFlight(ctx context.Context, q *Queue, id uuid.UUID, handle string) error {
 	stored, err := s.store.GetMessages(ctx, q, []uuid.UUID{id})
 	if err != nil {
 		return AsError(err)
 	}
 	if len(stored) == 0 {
-		return invalidParameter("ReceiptHandle", handle, "Message does not exist or is not available for visibility timeout change.")
+		return errNotChangeable(handle)
 	}
 	return NewError(CodeMessageNotInflight, "The specified message isn't in flight.")
+}
+
+// errNotChangeable is AWS's answer to a visibility change through a handle
+// that cannot change visibility: its message is gone, or the handle names
+// an earlier receive.
+func errNotChangeable(handle string) error {
+	return invalidParameter("ReceiptHandle", handle, "Message does not exist or is not available for visibility timeout change.")
 }

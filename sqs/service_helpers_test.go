@@ -74,11 +74,11 @@ func (x *flakyIndex) Remove(ctx context.Context, q sqs.IndexQueue, ids []uuid.UU
 	return x.Index.Remove(ctx, q, ids)
 }
 
-func (x *flakyIndex) SetVisibleAt(ctx context.Context, q sqs.IndexQueue, id uuid.UUID, now, at time.Time) error {
+func (x *flakyIndex) SetVisibleAt(ctx context.Context, q sqs.IndexQueue, id uuid.UUID, receiveCount int, now, at time.Time) error {
 	if err := x.fail(); err != nil {
 		return err
 	}
-	return x.Index.SetVisibleAt(ctx, q, id, now, at)
+	return x.Index.SetVisibleAt(ctx, q, id, receiveCount, now, at)
 }
 
 func (x *flakyIndex) Counts(ctx context.Context, q sqs.IndexQueue, now time.Time) (sqs.Counts, error) {

@@ -105,8 +105,8 @@ func (s *Service) loadClaims(ctx context.Context, q *Queue, claims []Claim, now,
 	if err != nil {
 		// Hand the claims back so that they are not hidden for a whole
 		// visibility timeout.
-		for _, id := range ids {
-			_ = s.index.SetVisibleAt(ctx, indexQueue(q), id, now, now)
+		for _, c := range claims {
+			_ = s.index.SetVisibleAt(ctx, indexQueue(q), c.ID, c.ReceiveCount, now, now)
 		}
 		return nil, AsError(err)
 	}

@@ -244,8 +244,9 @@ func (x *Index) Remove(ctx context.Context, q sqs.IndexQueue, ids []uuid.UUID) e
 	return nil
 }
 
-// SetVisibleAt changes when an in-flight message becomes visible again.
-func (x *Index) SetVisibleAt(ctx context.Context, q sqs.IndexQueue, id uuid.UUID, now, visibleAt time.Time) error {
+// SetVisibleAt changes when an in-flight message becomes visible again,
+// refusing a receiveCount other than the current one (unless 0).
+func (x *Index) SetVisibleAt(ctx context.Context, q sqs.IndexQueue, id uuid.UUID, receiveCount int, now, visibleAt time.Time) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -254,7 +255,7 @@ func (x *Index) SetVisibleAt(ctx context.Context, q sqs.IndexQueue, id uuid.UUID
 		return sqs.ErrNotInFlight
 	}
 	defer qs.mu.Unlock()
-	return qs.setVisibleAt(id, nanos(now), nanos(visibleAt))
+	return qs.setVisibleAt(id, receiveCount, nanos(now), nanos(visibleAt))
 }
 
 // Counts returns the queue's counts at now.

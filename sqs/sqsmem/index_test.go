@@ -254,11 +254,11 @@ func TestSetVisibleAt(t *testing.T) {
 	f := newFixture(t, true, IndexOptions{})
 	f.add("a", 0, "a1", "a2")
 	ctx := t.Context()
-	if err := f.x.SetVisibleAt(ctx, f.q, f.id("a1"), at(1), at(5)); !errors.Is(err, sqs.ErrNotInFlight) {
+	if err := f.x.SetVisibleAt(ctx, f.q, f.id("a1"), 0, at(1), at(5)); !errors.Is(err, sqs.ErrNotInFlight) {
 		t.Errorf("SetVisibleAt of a message never received: %v, want ErrNotInFlight", err)
 	}
 	f.receive(1, 1, 30)
-	if err := f.x.SetVisibleAt(ctx, f.q, f.id("a1"), at(2), at(3)); err != nil {
+	if err := f.x.SetVisibleAt(ctx, f.q, f.id("a1"), 0, at(2), at(3)); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := f.receive(2.5, 10, 30); len(got) != 0 {
@@ -267,11 +267,11 @@ func TestSetVisibleAt(t *testing.T) {
 	if got, _ := f.receive(3, 10, 30); !slices.Equal(got, []string{"a1", "a2"}) {
 		t.Errorf("received %v after the new visible time, want [a1 a2]", got)
 	}
-	if err := f.x.SetVisibleAt(ctx, f.q, f.id("a1"), at(40), at(50)); !errors.Is(err, sqs.ErrNotInFlight) {
+	if err := f.x.SetVisibleAt(ctx, f.q, f.id("a1"), 0, at(40), at(50)); !errors.Is(err, sqs.ErrNotInFlight) {
 		t.Errorf("SetVisibleAt after the timeout ended: %v, want ErrNotInFlight", err)
 	}
 	unknown := sqs.IndexQueue{ID: uuid.New()}
-	if err := f.x.SetVisibleAt(ctx, unknown, f.id("a1"), at(4), at(50)); !errors.Is(err, sqs.ErrNotInFlight) {
+	if err := f.x.SetVisibleAt(ctx, unknown, f.id("a1"), 0, at(4), at(50)); !errors.Is(err, sqs.ErrNotInFlight) {
 		t.Errorf("SetVisibleAt on an unknown queue: %v, want ErrNotInFlight", err)
 	}
 }

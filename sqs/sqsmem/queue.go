@@ -240,11 +240,15 @@ func (qs *queueState) receive(r sqs.ReceiveRequest) sqs.ReceiveResult {
 	return res
 }
 
-// setVisibleAt moves the end of an in-flight message's invisibility.
-func (qs *queueState) setVisibleAt(id uuid.UUID, now, visibleAt int64) error {
+// setVisibleAt moves the end of an in-flight message's invisibility, if
+// receiveCount (when not 0) names its current receive.
+func (qs *queueState) setVisibleAt(id uuid.UUID, receiveCount int, now, visibleAt int64) error {
 	e, ok := qs.entries[id]
 	if !ok || !e.inFlightAt(now) {
 		return sqs.ErrNotInFlight
+	}
+	if receiveCount > 0 && int(e.receiveCount) != receiveCount {
+		return sqs.ErrStaleReceipt
 	}
 	qs.unplace(e)
 	e.visibleAt = visibleAt

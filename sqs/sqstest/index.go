@@ -40,6 +40,7 @@ func RunIndex(t *testing.T, open func(t *testing.T) sqs.Index) {
 		{"Counts", testCounts},
 		{"SetVisibleAt", testSetVisibleAt},
 		{"SetVisibleAtNotInFlight", testSetVisibleAtNotInFlight},
+		{"SetVisibleAtStaleReceipt", testSetVisibleAtStaleReceipt},
 		{"Remove", testRemove},
 		{"NotBuiltUntilMarkBuilt", testNotBuilt},
 		{"DropForgetsTheQueue", testDrop},

@@ -52,11 +52,11 @@ func testFIFOAfterTimeout(e *indexEnv) {
 		e.t.Errorf("a1 ReceiveCount = %d, want 2", c.ReceiveCount)
 	}
 	// A shortened timeout unblocks the group when it ends.
-	if err := e.x.SetVisibleAt(e.ctx, q, e.id("a1"), e.at(32_000), e.at(40_000)); err != nil {
+	if err := e.x.SetVisibleAt(e.ctx, q, e.id("a1"), 0, e.at(32_000), e.at(40_000)); err != nil {
 		e.t.Fatal(err)
 	}
 	e.expect(q, 39_999, 10, 70_000)
-	if err := e.x.SetVisibleAt(e.ctx, q, e.id("a3"), e.at(32_000), e.at(35_000)); err != nil {
+	if err := e.x.SetVisibleAt(e.ctx, q, e.id("a3"), 0, e.at(32_000), e.at(35_000)); err != nil {
 		e.t.Fatal(err)
 	}
 	e.expect(q, 39_999, 10, 70_000)

@@ -98,7 +98,7 @@ func testSetVisibleAt(e *indexEnv) {
 		name      string
 		visibleAt int
 	}{{"extended", 90_000}, {"shortened", 5000}, {"released", 2000}} {
-		if err := e.x.SetVisibleAt(e.ctx, q, e.id(c.name), e.at(2000), e.at(c.visibleAt)); err != nil {
+		if err := e.x.SetVisibleAt(e.ctx, q, e.id(c.name), 0, e.at(2000), e.at(c.visibleAt)); err != nil {
 			e.t.Fatalf("SetVisibleAt %s: %v", c.name, err)
 		}
 	}
@@ -127,11 +127,56 @@ func testSetVisibleAtNotInFlight(e *indexEnv) {
 		{"expired", 3000}, // its timeout ends at 3000
 		{"removed", 2500}, // deleted
 	} {
-		err := e.x.SetVisibleAt(e.ctx, q, e.id(c.name), e.at(c.now), e.at(60_000))
+		err := e.x.SetVisibleAt(e.ctx, q, e.id(c.name), 0, e.at(c.now), e.at(60_000))
 		wantErr(e.t, "SetVisibleAt of "+c.name, err, sqs.ErrNotInFlight)
 	}
 	// The failed calls changed nothing.
 	e.expectSet(q, 3000, 10, 4000, "expired", "never")
+}
+
+// testSetVisibleAtStaleReceipt checks that SetVisibleAt refuses the
+// receive count of an earlier receive (a stale receipt handle) without
+// changing anything, and accepts the current one or 0.
+func testSetVisibleAtStaleReceipt(e *indexEnv) {
+	for _, fifo := range []bool{false, true} {
+		q := e.queue(fifo)
+		name := "m" + map[bool]string{false: "s", true: "f"}[fifo]
+		e.add(q, "g", 0, name)
+		e.expect(q, 1000, 10, 31_000, name)
+		res := e.expect(q, 31_000, 10, 61_000, name)
+		if c := e.claim(res, name); c.ReceiveCount != 2 {
+			e.t.Fatalf("fifo=%v: second receive: ReceiveCount %d, want 2", fifo, c.ReceiveCount)
+		}
+		// Neither an extension nor a release through the first receive.
+		for _, visibleAt := range []int{100_000, 32_000} {
+			err := e.x.SetVisibleAt(e.ctx, q, e.id(name), 1, e.at(32_000), e.at(visibleAt))
+			wantErr(e.t, "SetVisibleAt with the receive count of an earlier receive", err, sqs.ErrStaleReceipt)
+		}
+		// Still in flight until the second receive's timeout ends.
+		if res := e.receive(q, 32_000, 10, 62_000); len(res.Claims) != 0 || !res.NextVisibleAt.Equal(e.at(61_000)) {
+			e.t.Errorf("fifo=%v: after stale SetVisibleAt: %d claims, NextVisibleAt %v, want none and %v",
+				fifo, len(res.Claims), res.NextVisibleAt, e.at(61_000))
+		}
+		e.counts(q, 32_000, sqs.Counts{InFlight: 1})
+		if err := e.x.SetVisibleAt(e.ctx, q, e.id(name), 2, e.at(33_000), e.at(50_000)); err != nil {
+			e.t.Fatalf("fifo=%v: SetVisibleAt with the current receive count: %v", fifo, err)
+		}
+		if res := e.receive(q, 33_000, 10, 63_000); len(res.Claims) != 0 || !res.NextVisibleAt.Equal(e.at(50_000)) {
+			e.t.Errorf("fifo=%v: after SetVisibleAt: %d claims, NextVisibleAt %v, want none and %v",
+				fifo, len(res.Claims), res.NextVisibleAt, e.at(50_000))
+		}
+		if err := e.x.SetVisibleAt(e.ctx, q, e.id(name), 0, e.at(34_000), e.at(40_000)); err != nil {
+			e.t.Fatalf("fifo=%v: SetVisibleAt with receive count 0: %v", fifo, err)
+		}
+		e.expect(q, 39_999, 10, 70_000)
+		res = e.expect(q, 40_000, 10, 70_000, name)
+		if c := e.claim(res, name); c.ReceiveCount != 3 {
+			e.t.Errorf("fifo=%v: third receive: ReceiveCount %d, want 3", fifo, c.ReceiveCount)
+		}
+		err := e.x.SetVisibleAt(e.ctx, q, e.id(name), 2, e.at(41_000), e.at(41_000))
+		wantErr(e.t, "SetVisibleAt with the receive count of the second of three receives", err, sqs.ErrStaleReceipt)
+		e.expect(q, 41_000, 10, 80_000)
+	}
 }
 
 func testRemove(e *indexEnv) {
@@ -238,7 +283,7 @@ func testUnknownQueue(e *indexEnv) {
 	if err := e.x.Remove(e.ctx, q, e.idsOf("x")); err != nil {
 		e.t.Errorf("Remove on an unknown queue: %v", err)
 	}
-	wantErr(e.t, "SetVisibleAt on an unknown queue", e.x.SetVisibleAt(e.ctx, q, e.id("x"), e.at(0), e.at(1000)), sqs.ErrNotInFlight)
+	wantErr(e.t, "SetVisibleAt on an unknown queue", e.x.SetVisibleAt(e.ctx, q, e.id("x"), 0, e.at(0), e.at(1000)), sqs.ErrNotInFlight)
 	if err := e.x.Drop(e.ctx, q); err != nil {
 		e.t.Errorf("Drop on an unknown queue: %v", err)
 	}
