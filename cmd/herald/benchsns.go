@@ -36,9 +36,8 @@ func parseBenchSNSFlags(args []string, stderr io.Writer) (benchSNSConfig, error)
 	fs.IntVar(&lc.Wait, "wait", 1, "queues: ReceiveMessage WaitTimeSeconds (0..20) of the polls")
 	fs.BoolVar(&lc.Keep, "keep", false, "do not delete the benchmark's topic and queues afterwards")
 	fs.StringVar(&lc.Prefix, "prefix", "", "name of the topic and name prefix of the queues (default: herald-bench-sns- and a random word)")
-	fs.StringVar(&lc.AccessKey, "access-key", "", "AWS access key id; with --secret-key, requests are signed with SigV4 (services sns and sqs)")
-	fs.StringVar(&lc.SecretKey, "secret-key", "", "AWS secret access key (prefer the environment variable)")
-	fs.StringVar(&lc.Region, "region", "us-east-1", "AWS region named in signatures")
+	signing := signingFlags{&lc.AccessKey, &lc.SecretKey, &lc.Region}
+	signing.register(fs, "services sns and sqs")
 	fs.BoolVar(&cfg.jsonOut, "json", false, "print the results as JSON instead of text")
 	if err := parseFlags(fs, args); err != nil {
 		return cfg, err
@@ -46,11 +45,11 @@ func parseBenchSNSFlags(args []string, stderr io.Writer) (benchSNSConfig, error)
 	if fs.NArg() > 0 {
 		return cfg, fmt.Errorf("bench sns: unexpected argument %q", fs.Arg(0))
 	}
-	if cfg.scenario != "http" && cfg.scenario != "queues" {
-		return cfg, fmt.Errorf("bench sns: unknown scenario %q (http, queues)", cfg.scenario)
+	if err := snsScenarios(cfg.load).check(cfg.scenario); err != nil {
+		return cfg, fmt.Errorf("bench sns: %w", err)
 	}
-	if (lc.AccessKey == "") != (lc.SecretKey == "") {
-		return cfg, fmt.Errorf("bench sns: --access-key and --secret-key go together")
+	if err := signing.check(); err != nil {
+		return cfg, fmt.Errorf("bench sns: %w", err)
 	}
 	if err := lc.Validate(); err != nil {
 		return cfg, fmt.Errorf("bench sns: %w", err)
@@ -66,15 +65,13 @@ func runBenchSNS(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if w := terminalProgress(stderr); w != nil {
 		cfg.load.Progress = w
 	}
-	var (
-		report fmt.Stringer
-		runErr error
-	)
-	switch cfg.scenario {
-	case "queues":
-		report, runErr = snsload.RunQueues(ctx, cfg.load)
-	default:
-		report, runErr = snsload.RunHTTP(ctx, cfg.load)
+	return snsScenarios(cfg.load).run(ctx, cfg.scenario, stdout, cfg.jsonOut)
+}
+
+// snsScenarios are the runs of 'herald bench sns'.
+func snsScenarios(cfg snsload.Config) scenarios {
+	return scenarios{
+		"http":   func(ctx context.Context) (fmt.Stringer, error) { return snsload.RunHTTP(ctx, cfg) },
+		"queues": func(ctx context.Context) (fmt.Stringer, error) { return snsload.RunQueues(ctx, cfg) },
 	}
-	return writeReport(stdout, report, cfg.jsonOut, runErr)
 }

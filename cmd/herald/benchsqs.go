@@ -40,9 +40,8 @@ func parseBenchSQSFlags(args []string, stderr io.Writer) (benchSQSConfig, error)
 	fs.BoolVar(&lc.Keep, "keep", false, "do not delete the benchmark's queues afterwards")
 	fs.StringVar(&lc.QueuePrefix, "queue-prefix", "", "name prefix of the benchmark's queues (default: herald-bench- and a random word)")
 	fs.DurationVar(&lc.Settle, "settle", time.Second, "idle-queues: wait this long after the last CreateQueue before reading the server's memory")
-	fs.StringVar(&lc.AccessKey, "access-key", "", "AWS access key id; with --secret-key, requests are signed with SigV4")
-	fs.StringVar(&lc.SecretKey, "secret-key", "", "AWS secret access key (prefer the environment variable)")
-	fs.StringVar(&lc.Region, "region", "us-east-1", "AWS region named in signatures")
+	signing := signingFlags{&lc.AccessKey, &lc.SecretKey, &lc.Region}
+	signing.register(fs, "service sqs")
 	fs.BoolVar(&cfg.jsonOut, "json", false, "print the results as JSON instead of text")
 	if err := parseFlags(fs, args); err != nil {
 		return cfg, err
@@ -50,11 +49,11 @@ func parseBenchSQSFlags(args []string, stderr io.Writer) (benchSQSConfig, error)
 	if fs.NArg() > 0 {
 		return cfg, fmt.Errorf("bench sqs: unexpected argument %q", fs.Arg(0))
 	}
-	if cfg.scenario != "mix" && cfg.scenario != "idle-queues" {
-		return cfg, fmt.Errorf("bench sqs: unknown scenario %q (mix, idle-queues)", cfg.scenario)
+	if err := sqsScenarios(cfg.load).check(cfg.scenario); err != nil {
+		return cfg, fmt.Errorf("bench sqs: %w", err)
 	}
-	if (lc.AccessKey == "") != (lc.SecretKey == "") {
-		return cfg, fmt.Errorf("bench sqs: --access-key and --secret-key go together")
+	if err := signing.check(); err != nil {
+		return cfg, fmt.Errorf("bench sqs: %w", err)
 	}
 	m, err := sqsload.ParseMix(mix)
 	if err != nil {
@@ -75,15 +74,13 @@ func runBenchSQS(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if w := terminalProgress(stderr); w != nil {
 		cfg.load.Progress = w
 	}
-	var (
-		report fmt.Stringer
-		runErr error
-	)
-	switch cfg.scenario {
-	case "idle-queues":
-		report, runErr = sqsload.RunIdleQueues(ctx, cfg.load)
-	default:
-		report, runErr = sqsload.RunMix(ctx, cfg.load)
+	return sqsScenarios(cfg.load).run(ctx, cfg.scenario, stdout, cfg.jsonOut)
+}
+
+// sqsScenarios are the runs of 'herald bench sqs'.
+func sqsScenarios(cfg sqsload.Config) scenarios {
+	return scenarios{
+		"mix":         func(ctx context.Context) (fmt.Stringer, error) { return sqsload.RunMix(ctx, cfg) },
+		"idle-queues": func(ctx context.Context) (fmt.Stringer, error) { return sqsload.RunIdleQueues(ctx, cfg) },
 	}
-	return writeReport(stdout, report, cfg.jsonOut, runErr)
 }
