@@ -1,6 +1,7 @@
 package sqs
 
 import (
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -30,4 +31,14 @@ func FuzzFirstInvalidAgreesWithDefinition(f *testing.F) {
 			t.Fatalf("firstInvalid(%q) = %d, want %d", s, got, want)
 		}
 	})
+}
+
+func BenchmarkFirstInvalidASCII(b *testing.B) {
+	body := strings.Repeat(`{"order":12345,"item":"widget","note":"an ASCII body"} `, 20) // about 1 KiB
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		if firstInvalid(body) != -1 {
+			b.Fatal("valid body refused")
+		}
+	}
 }
