@@ -481,3 +481,36 @@ func TestSQSProducersAndConsumersRace(t *testing.T) {
 		}
 	})
 }
+
+// TestSQSReceiveRequestAttemptId: the Go SDK retrying a FIFO receive with
+// the same ReceiveRequestAttemptId (as after a lost response) gets the same
+// message and receipt handle, on both setups.
+func TestSQSReceiveRequestAttemptId(t *testing.T) {
+	eachQueueEngine(t, func(t *testing.T, e engine) {
+		s := e.start(t, "")
+		c := sqsClient(s)
+		ctx := ctxFor(t, time.Minute)
+		url := newQueue(t, c, ".fifo", map[string]string{"FifoQueue": "true", "ContentBasedDeduplication": "true"})
+		for _, body := range []string{"a", "b"} {
+			if _, err := c.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(url), MessageBody: aws.String(body), MessageGroupId: aws.String("g")}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		receive := func(attempt string) []types.Message {
+			out, err := c.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(url), MaxNumberOfMessages: 1,
+				ReceiveRequestAttemptId: aws.String(attempt), VisibilityTimeout: 30})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return out.Messages
+		}
+		first, retry := receive("attempt-1"), receive("attempt-1")
+		if len(first) != 1 || len(retry) != 1 || aws.ToString(first[0].Body) != "a" ||
+			aws.ToString(retry[0].ReceiptHandle) != aws.ToString(first[0].ReceiptHandle) {
+			t.Fatalf("receive then retry: %v then %v, want message a twice under one receipt handle", first, retry)
+		}
+		if other := receive("attempt-2"); len(other) != 0 {
+			t.Fatalf("another attempt got %q while the group's message is in flight", aws.ToString(other[0].Body))
+		}
+	})
+}

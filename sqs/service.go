@@ -113,6 +113,7 @@ type Service struct {
 	queues   *queueCache
 	tasks    *moveTasks
 	inflight inflightReadings
+	attempts receiveAttempts
 
 	// bg is cancelled by Close; background work (move tasks, long polls)
 	// ends with it.

@@ -10,8 +10,8 @@ import (
 
 // ReceiveMessage hands out up to MaxNumberOfMessages messages, waiting up
 // to WaitTimeSeconds (default: the queue's ReceiveMessageWaitTimeSeconds)
-// for one to arrive. ReceiveRequestAttemptId is accepted and ignored: a
-// retried FIFO receive gets the next messages, not the same ones.
+// for one to arrive. On FIFO queues, a receive retried with the same
+// ReceiveRequestAttemptId gets the same messages again (service_attempts.go).
 func (s *Service) ReceiveMessage(ctx context.Context, c Caller, in ReceiveMessageInput) (ReceiveMessageOutput, error) {
 	q, err := s.queueByURL(ctx, in.QueueURL)
 	if err != nil {
@@ -38,6 +38,16 @@ func (s *Service) ReceiveMessage(ctx context.Context, c Caller, in ReceiveMessag
 			return ReceiveMessageOutput{}, invalidParameter("WaitTimeSeconds", itoa(wait), "Must be >= 0 and <= "+itoa(s.lim.MaxReceiveMessageWaitTimeSeconds)+", if provided.")
 		}
 	}
+	attempt := ""
+	if q.Attributes.FifoQueue && in.ReceiveRequestAttemptID != "" {
+		attempt = in.ReceiveRequestAttemptID
+		if !validFIFOID(attempt, s.lim.MaxDeduplicationIDLen) {
+			return ReceiveMessageOutput{}, invalidParameter("ReceiveRequestAttemptId", attempt, "ReceiveRequestAttemptId can only include alphanumeric and punctuation characters. 1 to "+itoa(s.lim.MaxDeduplicationIDLen)+" in length.")
+		}
+		if out, ok := s.replayAttempt(ctx, q, attempt); ok {
+			return out, nil
+		}
+	}
 	if err := s.checkInflight(ctx, q); err != nil {
 		return ReceiveMessageOutput{}, err
 	}
@@ -54,6 +64,9 @@ func (s *Service) ReceiveMessage(ctx context.Context, c Caller, in ReceiveMessag
 		// The claim set VisibleAt to the receive time plus vis.
 		receivedAt := m.State.VisibleAt.Add(-seconds(vis))
 		out.Messages = append(out.Messages, sel.render(m, s.receiptHandle(q, m, receivedAt)))
+	}
+	if attempt != "" {
+		s.rememberAttempt(q, attempt, seconds(vis), msgs, out)
 	}
 	return out, nil
 }
