@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"net"
 	"os"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -24,13 +26,16 @@ const defaultTestAddr = "127.0.0.1:6379"
 
 // redisAddr returns the address of the test Redis, skipping the test when
 // none answers, unless one was named or this is CI: then the test fails.
+// HERALD_TEST_REDIS may name several comma-separated addresses: the nodes
+// of a Redis Cluster, which the tests then run against.
 func redisAddr(t testing.TB) string {
 	t.Helper()
 	addr, named := os.LookupEnv("HERALD_TEST_REDIS")
 	if addr == "" {
 		addr, named = defaultTestAddr, false
 	}
-	c, err := net.DialTimeout("tcp", addr, 3*time.Second)
+	first, _, _ := strings.Cut(addr, ",")
+	c, err := net.DialTimeout("tcp", first, 3*time.Second)
 	if err == nil {
 		c.Close()
 		return addr
@@ -47,7 +52,7 @@ func redisAddr(t testing.TB) string {
 // newClient returns a client of the test Redis, closed when t ends.
 func newClient(t testing.TB) redis.UniversalClient {
 	t.Helper()
-	c := redis.NewUniversalClient(ClientOptions(redisAddr(t)))
+	c := redis.NewUniversalClient(ClientOptions(strings.Split(redisAddr(t), ",")...))
 	t.Cleanup(func() { c.Close() })
 	return c
 }
@@ -66,7 +71,7 @@ func freshPrefix(t testing.TB, c redis.UniversalClient) string {
 func deletePrefix(t testing.TB, c redis.UniversalClient, prefix string) {
 	t.Helper()
 	ctx := context.Background()
-	keys, err := c.Keys(ctx, prefix+"*").Result()
+	keys, err := keysMatching(ctx, c, prefix+"*")
 	if err != nil {
 		t.Logf("list keys %s*: %v", prefix, err)
 		return
@@ -168,4 +173,25 @@ func equalIDs(t testing.TB, what string, got, want []uuid.UUID) {
 			t.Fatalf("%s: id %d is %v, want %v (got %v, want %v)", what, i, got[i], want[i], got, want)
 		}
 	}
+}
+
+// keysMatching lists the keys matching pattern: on every master of a Redis
+// Cluster, where KEYS only sees the node it is sent to.
+func keysMatching(ctx context.Context, c redis.UniversalClient, pattern string) ([]string, error) {
+	cc, ok := c.(*redis.ClusterClient)
+	if !ok {
+		return c.Keys(ctx, pattern).Result()
+	}
+	var (
+		mu  sync.Mutex
+		all []string
+	)
+	err := cc.ForEachMaster(ctx, func(ctx context.Context, node *redis.Client) error {
+		keys, err := node.Keys(ctx, pattern).Result()
+		mu.Lock()
+		all = append(all, keys...)
+		mu.Unlock()
+		return err
+	})
+	return all, err
 }

@@ -44,7 +44,7 @@ func (c *awsConfig) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.snsCertFile, "sns-signing-cert-file", "", "PEM certificate of --sns-signing-key-file, served at the SigningCertURL")
 	fs.IntVar(&c.snsWorkers, "sns-workers", 8, "SNS fan-out and delivery workers per internal queue on this node")
 	fs.IntVar(&c.snsParallelism, "sns-parallelism", 32, "concurrent deliveries of one SNS delivery job")
-	fs.StringVar(&c.redisAddr, "redis-addr", "127.0.0.1:6379", "Redis (host:port) keeping queue visibility and order when --store is cassandra")
+	fs.StringVar(&c.redisAddr, "redis-addr", "127.0.0.1:6379", "Redis (host:port) keeping queue visibility and order when --store is cassandra; several, comma-separated, are the nodes of a Redis Cluster")
 	fs.StringVar(&c.redisPassword, "redis-password", "", "Redis password (prefer the environment variable)")
 	fs.IntVar(&c.redisDB, "redis-db", 0, "Redis database number")
 	fs.StringVar(&c.redisPrefix, "redis-key-prefix", "herald:sqs:", "prefix of every Redis key Herald writes")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 
 	"github.com/redis/go-redis/v9"
 
@@ -37,7 +38,8 @@ func openQueues(db cache.Store, cfg awsConfig, log *slog.Logger) (*queueService,
 	case *cassandrastore.Store:
 		// Short deadlines on every call: a Redis that stops answering sends
 		// Herald to its degraded mode quickly instead of stalling requests.
-		ro := redisindex.ClientOptions(cfg.redisAddr)
+		// Several addresses are the nodes of a Redis Cluster.
+		ro := redisindex.ClientOptions(strings.Split(cfg.redisAddr, ",")...)
 		ro.Password, ro.DB = cfg.redisPassword, cfg.redisDB
 		client := redis.NewUniversalClient(ro)
 		opts := redisindex.Options{Prefix: cfg.redisPrefix}
