@@ -2,7 +2,6 @@ package redisindex
 
 import (
 	"context"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -21,15 +20,7 @@ import (
 // addresses.
 func startRedisCluster(t *testing.T) []string {
 	t.Helper()
-	redisAddr(t) // same skip / fail rules as the shared Redis
-	for _, cmd := range []string{"redis-server", "redis-cli"} {
-		if _, err := exec.LookPath(cmd); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("%s is not installed (scripts/services installs it)", cmd)
-			}
-			t.Skipf("%s not installed", cmd)
-		}
-	}
+	requireRedisCommands(t, "redis-server", "redis-cli")
 	var addrs []string
 	for range 3 {
 		addr, bus := deadAddr(t), deadAddr(t)
@@ -42,11 +33,7 @@ func startRedisCluster(t *testing.T) []string {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-		waitFor(t, "redis-server on "+addr, func() bool {
-			c := redis.NewClient(&redis.Options{Addr: addr})
-			defer c.Close()
-			return c.Ping(context.Background()).Err() == nil
-		})
+		waitFor(t, "redis-server on "+addr, pings(addr))
 		addrs = append(addrs, addr)
 	}
 	out, err := exec.Command("redis-cli", append(append([]string{"--cluster", "create"}, addrs...), "--cluster-replicas", "0", "--cluster-yes")...).CombinedOutput()
@@ -62,15 +49,6 @@ func startRedisCluster(t *testing.T) []string {
 		})
 	}
 	return addrs
-}
-
-func waitFor(t *testing.T, what string, ok func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(15 * time.Second); !ok(); time.Sleep(50 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-	}
 }
 
 // The Index keeps every key of a queue under one hash tag, so that each

@@ -25,13 +25,7 @@ type privateRedis struct {
 
 func startPrivateRedis(t testing.TB) *privateRedis {
 	t.Helper()
-	redisAddr(t) // same skip / fail rules as the shared Redis
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("redis-server is not installed (scripts/services installs it)")
-		}
-		t.Skip("redis-server not installed")
-	}
+	requireRedisCommands(t, "redis-server")
 	r := &privateRedis{t: t, addr: deadAddr(t)}
 	r.start()
 	t.Cleanup(r.stop)
@@ -46,16 +40,40 @@ func (r *privateRedis) start() {
 	if err := r.cmd.Start(); err != nil {
 		r.t.Fatal(err)
 	}
-	c := redis.NewClient(&redis.Options{Addr: r.addr})
-	defer c.Close()
-	for deadline := time.Now().Add(5 * time.Second); ; {
-		if c.Ping(context.Background()).Err() == nil {
-			return
+	waitFor(r.t, "the private redis-server on "+r.addr, pings(r.addr))
+}
+
+// requireRedisCommands skips the test (fails it under CI) unless the
+// shared Redis answers and cmds are installed.
+func requireRedisCommands(t testing.TB, cmds ...string) {
+	t.Helper()
+	redisAddr(t) // same skip / fail rules as the shared Redis
+	for _, cmd := range cmds {
+		if _, err := exec.LookPath(cmd); err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatalf("%s is not installed (scripts/services installs it)", cmd)
+			}
+			t.Skipf("%s not installed", cmd)
 		}
+	}
+}
+
+// pings reports whether a Redis answers PING at addr.
+func pings(addr string) func() bool {
+	return func() bool {
+		c := redis.NewClient(&redis.Options{Addr: addr})
+		defer c.Close()
+		return c.Ping(context.Background()).Err() == nil
+	}
+}
+
+// waitFor polls ok for up to 15 s.
+func waitFor(t testing.TB, what string, ok func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(15 * time.Second); !ok(); time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			r.t.Fatalf("private redis-server on %s does not answer", r.addr)
+			t.Fatalf("timed out waiting for %s", what)
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
 

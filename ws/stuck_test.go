@@ -33,13 +33,7 @@ func TestStuckWriteTimesOut(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for e.h.conns.count() != 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the stuck connection is still open 5 s after its write timeout")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	eventually(t, "the stuck connection to end (within 5 s of its write timeout)", func() bool { return e.h.conns.count() == 0 })
 	if n := e.h.Stats().WriteTimeouts.Load(); n != 1 {
 		t.Errorf("WriteTimeouts = %d, want 1", n)
 	}
