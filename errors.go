@@ -13,12 +13,14 @@ import (
 
 // Error codes. Each protocol edge maps them once (see httpapi for Herald's API).
 const (
-	EInvalid     = "invalid_argument" // the request is malformed or out of range
-	ENotFound    = "not_found"        // the addressed thing does not exist (or expired)
-	ETooLarge    = "too_large"        // a body, metadata or batch exceeds a limit
-	EConflict    = "conflict"         // the request conflicts with the current state
-	EUnavailable = "unavailable"      // a backing store cannot be reached; retry later
-	EInternal    = "internal"         // a bug or an unexpected failure
+	EInvalid         = "invalid_argument" // the request is malformed or out of range
+	ENotFound        = "not_found"        // the addressed thing does not exist (or expired)
+	ETooLarge        = "too_large"        // a body, metadata or batch exceeds a limit
+	EConflict        = "conflict"         // the request conflicts with the current state
+	EUnavailable     = "unavailable"      // a backing store cannot be reached; retry later
+	EUnauthenticated = "unauthenticated"  // the request carries no valid credential
+	EForbidden       = "forbidden"        // the caller may not do this
+	EInternal        = "internal"         // a bug or an unexpected failure
 )
 
 // Error is a domain error with a machine-readable code and a message meant for

@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/heraldmq/herald/access"
+
 	rabbit "github.com/rabbitmq/amqp091-go"
 
 	"github.com/heraldmq/herald"
@@ -148,6 +150,9 @@ func (g *Ingest) session(ctx context.Context, conn *rabbit.Connection) error {
 	}
 }
 
+// ingestIdentity is the identity of every ingested message.
+var ingestIdentity = access.Internal("amqp-ingest")
+
 // handle puts one delivery. It reports true when d is to be acknowledged
 // (the caller's acker does it); otherwise it has settled d itself (nack
 // for a retry, or dead-lettered).
@@ -160,7 +165,9 @@ func (g *Ingest) handle(ctx context.Context, d *rabbit.Delivery) bool {
 	if err == nil {
 		// A put under way is finished even when stopping, so that what it
 		// stored is acknowledged.
-		pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+		// Whoever the broker lets publish to the ingest exchange may write
+		// any path (docs/security.md).
+		pctx, cancel := context.WithTimeout(access.WithIdentity(context.WithoutCancel(ctx), ingestIdentity), time.Minute)
 		var created bool
 		_, created, err = g.put.Put(pctx, in)
 		cancel()

@@ -13,6 +13,10 @@ type Config struct {
 	DefaultLimit     int           // page size when a query names none
 	MaxLimit         int           // largest page a query may ask for
 	MaxBatch         int           // messages in one batch put
+
+	// RequireIdentity refuses requests whose context carries no
+	// access.Identity (access.go); off, such requests may do everything.
+	RequireIdentity bool
 }
 
 // DefaultConfig returns Herald's default limits.

@@ -28,6 +28,9 @@ func (s *Service) Latest(ctx context.Context, pattern, cursorText string, limit 
 	if err != nil {
 		return nil, Page{}, herald.Errorf(herald.EInvalid, "pattern: %v", err)
 	}
+	if err := s.AuthorizeRead(ctx, pattern); err != nil {
+		return nil, Page{}, err
+	}
 	hits, page, err := s.walkPage(ctx, pat, cursorText, limit)
 	if err != nil {
 		return nil, Page{}, err
@@ -65,6 +68,10 @@ func (s *Service) Paths(ctx context.Context, prefix, cursorText string, limit in
 		if err != nil {
 			return nil, Page{}, herald.Errorf(herald.EInvalid, "prefix: %v", err)
 		}
+		pattern = prefix
+	}
+	if err := s.AuthorizeRead(ctx, pattern); err != nil {
+		return nil, Page{}, err
 	}
 	hits, page, err := s.walkPage(ctx, pat, cursorText, limit)
 	if err != nil {
@@ -81,6 +88,9 @@ func (s *Service) Paths(ctx context.Context, prefix, cursorText string, limit in
 func (s *Service) All(ctx context.Context, path, cursorText string, limit int) ([]*Message, Page, error) {
 	if err := paths.Validate(path); err != nil {
 		return nil, Page{}, herald.Errorf(herald.EInvalid, "path: %v", err)
+	}
+	if err := s.AuthorizeRead(ctx, path); err != nil {
+		return nil, Page{}, err
 	}
 	n, err := s.limit(limit)
 	if err != nil {
@@ -109,6 +119,10 @@ func (s *Service) Journal(ctx context.Context, from, to time.Time, cursorText st
 	}
 	if to.Before(from) {
 		return nil, Page{}, herald.Errorf(herald.EInvalid, "journal's to (%s) is before its from (%s)", to.Format(time.RFC3339Nano), from.Format(time.RFC3339Nano))
+	}
+	// The journal spans every path.
+	if err := s.AuthorizeRead(ctx, "#"); err != nil {
+		return nil, Page{}, err
 	}
 	n, err := s.limit(limit)
 	if err != nil {

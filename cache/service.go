@@ -78,6 +78,9 @@ func (s *Service) Put(ctx context.Context, in PutInput) (*Message, bool, error) 
 	if err != nil {
 		return nil, false, err
 	}
+	if err := s.authorizeWrite(ctx, m); err != nil {
+		return nil, false, err
+	}
 	stored, created, err := s.store.PutMessage(ctx, m)
 	if err != nil {
 		return nil, false, err
@@ -172,8 +175,14 @@ func (s *Service) Get(ctx context.Context, id string) (*Message, error) {
 	if err != nil {
 		return nil, err
 	}
+	notFound := herald.Errorf(herald.ENotFound, "message %s not found (or expired)", u)
 	if ms[0] == nil {
-		return nil, herald.Errorf(herald.ENotFound, "message %s not found (or expired)", u)
+		return nil, notFound
+	}
+	if ok, err := s.readable(ctx, ms[0]); err != nil {
+		return nil, err
+	} else if !ok {
+		return nil, notFound
 	}
 	return ms[0], nil
 }

@@ -73,6 +73,10 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, herald.Errorf(herald.EInvalid, "pattern: %v", err))
 		return
 	}
+	if err := s.cache.AuthorizeRead(r.Context(), pattern); err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
 	queue := make(chan streamedEvent, es.buffer)
 	overflow := make(chan struct{})
 	var once sync.Once

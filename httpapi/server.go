@@ -8,9 +8,11 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/heraldmq/herald"
+	"github.com/heraldmq/herald/access"
 	"github.com/heraldmq/herald/api"
 	"github.com/heraldmq/herald/cache"
 	"github.com/heraldmq/herald/metrics"
@@ -25,6 +27,26 @@ type Server struct {
 	ready   func(context.Context) error // nil: always ready
 	aws     AWSHandler                  // nil: no AWS APIs
 	events  *eventStream                // nil: GET /v1/events answers 501
+	ident   *Identifier                 // nil: requests carry no identity (the cache decides)
+}
+
+// SetIdentifier makes every request to the API's /v1/ routes (the
+// WebSocket gateway authenticates its own) establish its identity with x
+// first, refused with 401 when it has none; the cache service checks the
+// identity for each action.
+func (s *Server) SetIdentifier(x *Identifier) { s.ident = x }
+
+// withIdentity establishes r's identity; false when r was refused.
+func (s *Server) withIdentity(w http.ResponseWriter, r *http.Request) (*http.Request, bool) {
+	if s.ident == nil {
+		return r, true
+	}
+	id, err := s.ident.Identify(r, s.maxRequestBytes(true))
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return r, false
+	}
+	return r.WithContext(access.WithIdentity(r.Context(), id)), true
 }
 
 // New returns the HTTP handler for Herald's API over the cache service.
@@ -50,6 +72,7 @@ type methods map[string]http.HandlerFunc
 // route registers a path whose unknown methods get a JSON 405 and whose
 // requests are measured under the route's pattern.
 func (s *Server) route(pattern string, ms methods) {
+	identify := strings.HasPrefix(pattern, "/v1/") && pattern != wsPattern
 	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		h, ok := ms[r.Method]
 		if !ok && r.Method == http.MethodHead {
@@ -57,6 +80,11 @@ func (s *Server) route(pattern string, ms methods) {
 		}
 		switch {
 		case ok:
+			if identify {
+				if r, ok = s.withIdentity(w, r); !ok {
+					return
+				}
+			}
 			h(w, r)
 		case len(ms) == 0:
 			writeError(w, r, s.log, herald.Errorf(herald.ENotFound, "no such endpoint: %s %s", r.Method, r.URL.Path))

@@ -72,7 +72,9 @@ func (s *Service) validateTopicAttribute(name, value string, create, fifo bool) 
 		if utf8.RuneCountInString(value) > 100 {
 			return ErrInvalidParameter("DisplayName")
 		}
-	case AttrPolicy, AttrDataProtectionPolicy:
+	case AttrPolicy:
+		return validPolicyText(name, value)
+	case AttrDataProtectionPolicy:
 		if !json.Valid([]byte(value)) {
 			return ErrInvalidParameter("Attributes Reason: %s: failed to parse JSON", name)
 		}

@@ -176,7 +176,7 @@ func (s *Service) sendQueueMessage(ctx context.Context, arn, body string, raw bo
 			in.MessageDeduplicationID = n.MessageID
 		}
 	}
-	_, err = s.q.SendMessage(ctx, sqs.Caller{Account: account, SenderID: s.cfg.InternalAccount, Scheme: "http", Host: "localhost"}, in)
+	_, err = s.q.SendMessage(ctx, s.queueCaller(n.TopicARN), in)
 	return err
 }
 
@@ -295,8 +295,12 @@ func (s *Service) enqueueDelivery(ctx context.Context, dj *deliveryJob, delay ti
 	if err != nil {
 		return err
 	}
+	sealed, err := s.seal(ctx, body)
+	if err != nil {
+		return err
+	}
 	sec := secondsCeil(delay)
-	_, err = s.q.SendMessage(ctx, s.internalCaller(), sqs.SendMessageInput{QueueURL: url, MessageBody: string(body), DelaySeconds: &sec})
+	_, err = s.q.SendMessage(ctx, s.internalCaller(), sqs.SendMessageInput{QueueURL: url, MessageBody: sealed, DelaySeconds: &sec})
 	return err
 }
 

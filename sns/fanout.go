@@ -103,7 +103,7 @@ func (s *Service) work(ctx context.Context, name string, vis time.Duration, h ha
 	for ctx.Err() == nil {
 		out, err := s.q.ReceiveMessage(ctx, s.internalCaller(), sqs.ReceiveMessageInput{
 			QueueURL: url, MaxNumberOfMessages: &maxN, WaitTimeSeconds: &wait, VisibilityTimeout: &visSec,
-			MessageSystemAttributeNames: []string{sqs.SysAttrSequenceNumber},
+			MessageSystemAttributeNames: []string{sqs.SysAttrSequenceNumber, sqs.SysAttrSentTimestamp},
 		})
 		if err != nil {
 			if ctx.Err() != nil {
@@ -114,6 +114,17 @@ func (s *Service) work(ctx context.Context, name string, vis time.Duration, h ha
 			continue
 		}
 		handle := func(m sqs.ReceivedMessage) bool {
+			body, err := s.open(ctx, m)
+			switch {
+			case errors.Is(err, errForgedJob):
+				s.stats.Forged.Add(1)
+				s.log.Warn("sns: refused an internal job with a missing or wrong seal", "queue", name, "message_id", m.MessageID)
+				return s.deleteJob(ctx, job{url: url, msg: m})
+			case err != nil:
+				s.log.Warn("sns: cannot check an internal job's seal; it will run again", "queue", name, "err", err)
+				return false
+			}
+			m.Body = string(body)
 			stop := s.keepVisible(ctx, url, m.ReceiptHandle, vis)
 			defer stop()
 			return h(ctx, job{url: url, msg: m})
@@ -179,7 +190,11 @@ func (s *Service) ensureQueue(ctx context.Context, name string) (string, *Error)
 	if sqs.IsFIFOName(name) {
 		attrs["FifoQueue"] = "true"
 	}
-	_, err := s.q.CreateQueue(ctx, s.internalCaller(), sqs.CreateQueueInput{QueueName: name, Attributes: attrs})
+	in := sqs.CreateQueueInput{QueueName: name, Attributes: attrs}
+	if name == s.cfg.PublishQueue {
+		in.Tags = newJobKeyTags(s.now()) // created with the queue, atomically (jobseal.go)
+	}
+	_, err := s.q.CreateQueue(ctx, s.internalCaller(), in)
 	var qe *sqs.Error
 	if err != nil && !(errors.As(err, &qe) && qe.Code == sqs.CodeQueueNameExists) {
 		return "", queueError(err)
@@ -264,17 +279,21 @@ func (s *Service) fanOut(ctx context.Context, j job) bool {
 		if len(chunk) > 0 {
 			body, err := json.Marshal(deliveryJob{Pub: *p, TopicPolicy: t.Attributes[AttrDeliveryPolicy],
 				SignatureVersion: t.Attributes[AttrSignatureVersion], Subs: chunk})
-			if err != nil || len(body) > maxJobBytes {
+			var sealed string
+			if err == nil {
+				sealed, err = s.seal(ctx, body)
+			}
+			if err != nil || len(sealed) > maxJobBytes {
 				s.log.Error("sns: a delivery job is too large; dropping its deliveries", "topic", p.Topic, "subscriptions", len(chunk))
 				s.stats.Dropped.Add(int64(len(chunk)))
 			} else {
-				if len(batch) == 10 || size+len(body) > batchBudget {
+				if len(batch) == 10 || size+len(sealed) > batchBudget {
 					if flush() != nil {
 						return false
 					}
 				}
-				batch = append(batch, sqs.SendMessageBatchEntry{ID: strconv.Itoa(len(batch)), MessageBody: string(body)})
-				size += len(body)
+				batch = append(batch, sqs.SendMessageBatchEntry{ID: strconv.Itoa(len(batch)), MessageBody: sealed})
+				size += len(sealed)
 			}
 		}
 		if len(subs) < s.cfg.ChunkSize {

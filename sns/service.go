@@ -65,7 +65,8 @@ func (c Config) withDefaults() Config {
 	if c.Logger == nil {
 		c.Logger = slog.Default()
 	}
-	if c.InternalAccount == "" {
+	if !sqs.IsInternalAccount(c.InternalAccount) {
+		// Only an internal account is out of every client's reach.
 		c.InternalAccount = "herald-sns"
 	}
 	if c.PublishQueue == "" {
@@ -122,6 +123,7 @@ type Stats struct {
 	DeadLettered atomic.Int64 // deliveries sent to a dead-letter queue
 	Dropped      atomic.Int64 // deliveries given up without a dead-letter queue
 	Throttled    atomic.Int64 // deliveries queued again to wait for their turn under a throttle policy
+	Forged       atomic.Int64 // internal jobs refused for a missing or wrong seal (jobseal.go)
 }
 
 // Service implements API on a Store (topics and subscriptions) and the
@@ -140,6 +142,11 @@ type Service struct {
 
 	queuesMu sync.Mutex
 	created  map[string]bool // internal queues known to exist
+	policies policyCache
+
+	keyMu    sync.Mutex // guards key and keySince (jobseal.go)
+	key      []byte
+	keySince time.Time
 
 	bg     context.Context
 	stop   context.CancelFunc
@@ -177,7 +184,7 @@ func (s *Service) subscriptionARN(sub *Subscription) string {
 
 // internalCaller acts in the internal account.
 func (s *Service) internalCaller() sqs.Caller {
-	return sqs.Caller{Account: s.cfg.InternalAccount, SenderID: s.cfg.InternalAccount, Scheme: "http", Host: "localhost"}
+	return sqs.InternalCaller(s.cfg.InternalAccount)
 }
 
 // sleep waits d or until ctx or the Service ends; false if it ended.

@@ -79,7 +79,7 @@ func (s *Service) Publish(ctx context.Context, c Caller, in PublishInput) (Publi
 	if e := validatePublish(t, entry); e != nil {
 		return PublishOutput{}, e
 	}
-	sendIn, err := s.jobEntry(c, t, entry)
+	sendIn, err := s.jobEntry(ctx, c, t, entry)
 	if err != nil {
 		return PublishOutput{}, AsError(err)
 	}
@@ -128,7 +128,7 @@ func (s *Service) PublishBatch(ctx context.Context, c Caller, in PublishBatchInp
 			out.Failed = append(out.Failed, BatchResultErrorEntry{ID: en.ID, Code: e.Code, Message: e.Message, SenderFault: e.Sender})
 			continue
 		}
-		se, err := s.jobEntry(c, t, en)
+		se, err := s.jobEntry(ctx, c, t, en)
 		if err != nil {
 			return out, AsError(err)
 		}
@@ -188,7 +188,7 @@ func hashID(parts ...string) string {
 // jobEntry builds the internal queue message of one publish. On FIFO
 // topics the internal FIFO queue does the deduplication (5-minute window)
 // and keeps each message group in order.
-func (s *Service) jobEntry(c Caller, t *Topic, en PublishBatchEntry) (sqs.SendMessageBatchEntry, error) {
+func (s *Service) jobEntry(ctx context.Context, c Caller, t *Topic, en PublishBatchEntry) (sqs.SendMessageBatchEntry, error) {
 	j := publishJob{TopicID: t.ID, Account: t.Account, Topic: t.Name, Message: en.Message, Subject: en.Subject,
 		Structure: en.MessageStructure, Attributes: en.MessageAttributes, GroupID: en.MessageGroupID,
 		DedupID: en.MessageDeduplicationID, Timestamp: s.now().UnixMilli(), Scheme: c.Scheme, Host: c.Host}
@@ -207,8 +207,8 @@ func (s *Service) jobEntry(c Caller, t *Topic, en PublishBatchEntry) (sqs.SendMe
 	if err != nil {
 		return out, err
 	}
-	out.MessageBody = string(b)
-	return out, nil
+	out.MessageBody, err = s.seal(ctx, b)
+	return out, err
 }
 
 // messageSize is what counts toward the 256 KiB limit: the message and

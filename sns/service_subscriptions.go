@@ -132,8 +132,11 @@ func (s *Service) Subscribe(ctx context.Context, c Caller, in SubscribeInput) (s
 	case ProtocolHTTP, ProtocolHTTPS:
 		sub.Pending = true
 	case ProtocolSQS:
+		// A queue of the topic's account, or one whose owner subscribes it
+		// itself, is confirmed at once; any other queue's owner must
+		// confirm (and its policy must admit the topic's messages).
 		_, qAccount, _, _ := sqs.ParseQueueARN(in.Endpoint)
-		sub.Pending = qAccount != t.Account
+		sub.Pending = qAccount != t.Account && qAccount != c.Account
 	}
 	if sub.Pending {
 		sub.Token = newToken(id)
@@ -215,13 +218,13 @@ func (s *Service) sendConfirmation(ctx context.Context, t Target, c Confirmation
 		if err != nil {
 			return err
 		}
-		return s.sendToQueue(ctx, t.Endpoint, body, "", "")
+		return s.sendToQueue(ctx, t.TopicARN, t.Endpoint, body, "", "")
 	}
 	return s.cfg.HTTP.SendConfirmation(ctx, t, c)
 }
 
-// sendToQueue sends body to the queue of arn, acting as its owner.
-func (s *Service) sendToQueue(ctx context.Context, arn, body, group, dedup string) error {
+// sendToQueue sends body to the queue of arn as SNS acting for topicARN.
+func (s *Service) sendToQueue(ctx context.Context, topicARN, arn, body, group, dedup string) error {
 	_, account, name, err := sqs.ParseQueueARN(arn)
 	if err != nil {
 		return err
@@ -230,7 +233,7 @@ func (s *Service) sendToQueue(ctx context.Context, arn, body, group, dedup strin
 	if sqs.IsFIFOName(name) {
 		in.MessageGroupID, in.MessageDeduplicationID = group, dedup
 	}
-	_, err = s.q.SendMessage(ctx, sqs.Caller{Account: account, SenderID: s.cfg.InternalAccount, Scheme: "http", Host: "localhost"}, in)
+	_, err = s.q.SendMessage(ctx, s.queueCaller(topicARN), in)
 	return err
 }
 
@@ -307,7 +310,7 @@ func (s *Service) lookupSubscription(ctx context.Context, c Caller, arn, action 
 	// with AuthenticateOnUnsubscribe by a signed request.
 	anonymousUnsubscribe := c.Account == "" && action == "Unsubscribe" && !boolAttr(sub.Attributes, attrConfirmationAuthenticated)
 	if c.Account != t.Account && c.Account != sub.Owner && !anonymousUnsubscribe {
-		return nil, nil, authorize(c, t.Account, action, arn)
+		return nil, nil, errNotAuthorized(c, action, arn)
 	}
 	return t, sub, nil
 }
@@ -377,6 +380,9 @@ func parseUUIDToken(raw string) (uuid.UUID, *Error) {
 // ListSubscriptions lists the subscriptions of all the caller's topics,
 // topic by topic; NextToken holds the last topic name and subscription id.
 func (s *Service) ListSubscriptions(ctx context.Context, c Caller, nextToken string) (ListSubscriptionsOutput, error) {
+	if e := authorizeAccount(c, "ListSubscriptions"); e != nil {
+		return ListSubscriptionsOutput{}, e
+	}
 	var out ListSubscriptionsOutput
 	topicName, after := "", uuid.Nil
 	if nextToken != "" {

@@ -221,10 +221,13 @@ func TestCrossAccountQueueConfirmation(t *testing.T) {
 	e := newEnv(t)
 	run(t, e.svc) // the workers also send confirmations
 	other := sqs.Caller{Account: "222222222222"}
-	if _, err := e.queues.CreateQueue(e.ctx, other, sqs.CreateQueueInput{QueueName: "theirs"}); err != nil {
+	topic := e.createTopic(t, "t", nil)
+	// The queue's policy admits the topic's messages (as AWS requires).
+	queuePolicy := `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"sns.amazonaws.com"},` +
+		`"Action":"sqs:SendMessage","Resource":"*","Condition":{"ArnEquals":{"aws:SourceArn":"` + topic + `"}}}]}`
+	if _, err := e.queues.CreateQueue(e.ctx, other, sqs.CreateQueueInput{QueueName: "theirs", Attributes: map[string]string{"Policy": queuePolicy}}); err != nil {
 		t.Fatal(err)
 	}
-	topic := e.createTopic(t, "t", nil)
 	arn, err := e.svc.Subscribe(e.ctx, caller, sns.SubscribeInput{TopicARN: topic, Protocol: "sqs", Endpoint: sqs.QueueARN("us-east-1", "222222222222", "theirs")})
 	wantCode(t, err, "")
 	if arn != sns.PendingConfirmation {

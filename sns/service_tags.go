@@ -96,6 +96,9 @@ func (s *Service) topicPolicy(t *Topic) (*policyDoc, *Error) {
 	if err := json.Unmarshal([]byte(raw), &d); err != nil {
 		return nil, ErrInvalidParameter("Policy: the topic's policy cannot be parsed")
 	}
+	if d.Version == "" {
+		d.Version = "2008-10-17"
+	}
 	return &d, nil
 }
 

@@ -16,36 +16,10 @@ const MaxListPage = 100
 
 func isCode(err error, code string) bool { return herald.ErrorCode(err) == code }
 
-// authorize checks that c may act on a resource of account. Herald has no
-// cross-account topic policies yet: only the owner may.
-func authorize(c Caller, account, action, arn string) *Error {
-	if c.Account != account {
-		return NewError(CodeAuthorizationError, "User: %s is not authorized to perform: SNS:%s on resource: %s", c.Account, action, arn)
-	}
-	return nil
-}
-
-// lookupTopic finds the topic named by arn (param names the parameter in
-// errors) that c may act on.
-func (s *Service) lookupTopic(ctx context.Context, c Caller, arn, param, action string) (*Topic, *Error) {
-	_, account, name, err := ParseTopicARN(arn, param)
-	if err != nil {
-		return nil, AsError(err)
-	}
-	if e := authorize(c, account, action, arn); e != nil {
-		return nil, e
-	}
-	t, err := s.store.GetTopic(ctx, account, name)
-	if isCode(err, herald.ENotFound) {
-		return nil, NewError(CodeNotFound, "Topic does not exist")
-	}
-	if err != nil {
-		return nil, AsError(err)
-	}
-	return t, nil
-}
-
 func (s *Service) CreateTopic(ctx context.Context, c Caller, in CreateTopicInput) (string, error) {
+	if e := authorizeAccount(c, "CreateTopic"); e != nil {
+		return "", e
+	}
 	if err := ValidateTopicName(in.Name); err != nil {
 		return "", err
 	}
@@ -115,6 +89,9 @@ func parsePageToken(tok string) (string, *Error) {
 }
 
 func (s *Service) ListTopics(ctx context.Context, c Caller, nextToken string) (ListTopicsOutput, error) {
+	if e := authorizeAccount(c, "ListTopics"); e != nil {
+		return ListTopicsOutput{}, e
+	}
 	after, e := parsePageToken(nextToken)
 	if e != nil {
 		return ListTopicsOutput{}, e

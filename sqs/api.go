@@ -8,11 +8,26 @@ import (
 // Caller describes who sent a request and how, as the protocol edge saw it.
 // Queue URLs are built from Scheme and Host, as AWS builds them from the
 // endpoint a client used.
+//
+// Protocol edges build a Caller from the identity they established (an
+// access key's account, a token's subject); the Service authorizes every
+// action against it (authorize.go). Only [InternalCaller] makes a Caller
+// that may act on Herald's internal accounts.
 type Caller struct {
 	Account  string // the account the request acts in (from its access key, or the default)
 	SenderID string // SenderId system attribute: the access key id, or the account
 	Scheme   string // "http" or "https"
 	Host     string // the request's Host header
+
+	// Service, when set, is a service principal acting for a resource of
+	// Account, e.g. "sns.amazonaws.com" delivering topic SourceARN's
+	// message to a queue. A queue of another account admits it only when
+	// its policy allows that principal (with aws:SourceArn and
+	// aws:SourceAccount as condition keys).
+	Service   string
+	SourceARN string
+
+	internal bool // made by InternalCaller
 }
 
 // The inputs and outputs of the SQS actions, wire-independent. The protocol

@@ -1,10 +1,11 @@
 package sqs
 
 import (
-	"encoding/json"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/heraldmq/herald/policy"
 )
 
 // Queue attribute names.
@@ -160,8 +161,8 @@ func (q *QueueAttributes) apply(in map[string]string, lim Limits, creating bool)
 		case AttrVisibilityTimeout:
 			q.VisibilityTimeout, err = parseIntAttr(name, v, 0, lim.MaxVisibilityTimeout)
 		case AttrPolicy:
-			if v != "" && !json.Valid([]byte(v)) {
-				return ErrInvalidAttributeValue(name, "Policy is not valid JSON.")
+			if _, perr := policy.Parse(v); perr != nil {
+				return ErrInvalidAttributeValue(name, perr.Error())
 			}
 			q.Policy = v
 		case AttrRedrivePolicy:

@@ -50,7 +50,8 @@ func TestNewQueueAttributes(t *testing.T) {
 		{"not a number", "q", m{"VisibilityTimeout": "ten"}, CodeInvalidAttributeValue, nil},
 		{"unknown", "q", m{"Colour": "blue"}, CodeInvalidAttributeName, nil},
 		{"read-only", "q", m{"QueueArn": "x"}, CodeInvalidAttributeName, nil},
-		{"policy", "q", m{"Policy": `{"Version":"2012-10-17"}`}, "", func(q QueueAttributes) bool { return q.Policy == `{"Version":"2012-10-17"}` }},
+		{"policy", "q", m{"Policy": `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"sqs:SendMessage"}]}`}, "", func(q QueueAttributes) bool { return q.Policy == `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"sqs:SendMessage"}]}` }},
+		{"policy without statements", "q", m{"Policy": `{"Version":"2012-10-17"}`}, CodeInvalidAttributeValue, nil},
 		{"bad policy", "q", m{"Policy": `{`}, CodeInvalidAttributeValue, nil},
 		{"redrive", "q", m{"RedrivePolicy": `{"deadLetterTargetArn":"` + dlqARN + `","maxReceiveCount":"3"}`}, "",
 			func(q QueueAttributes) bool { return q.RedrivePolicy != nil && q.RedrivePolicy.MaxReceiveCount == 3 }},
@@ -118,7 +119,8 @@ func TestApply(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			create := m{"RedrivePolicy": `{"deadLetterTargetArn":"` + dlqARN + `","maxReceiveCount":3}`,
-				"RedriveAllowPolicy": `{"redrivePermission":"allowAll"}`, "Policy": "{}"}
+				"RedriveAllowPolicy": `{"redrivePermission":"allowAll"}`,
+				"Policy": `{"Statement":{"Effect":"Deny","Principal":"*","Action":"sqs:PurgeQueue"}}`}
 			if IsFIFOName(tt.qname) {
 				create = m{"FifoQueue": "true"}
 			}

@@ -114,6 +114,7 @@ type Service struct {
 	tasks    *moveTasks
 	inflight inflightReadings
 	attempts receiveAttempts
+	policies policyCache
 
 	// bg is cancelled by Close; background work (move tasks, long polls)
 	// ends with it.

@@ -10,7 +10,7 @@ import (
 // DeleteMessage deletes the message a receipt handle names. As on AWS, a
 // stale handle (the message was received again since) still deletes it.
 func (s *Service) DeleteMessage(ctx context.Context, c Caller, in DeleteMessageInput) error {
-	q, err := s.queueByURL(ctx, in.QueueURL)
+	q, err := s.queueFor(ctx, c, ActDeleteMessage, in.QueueURL)
 	if err != nil {
 		return err
 	}
@@ -35,7 +35,7 @@ func (s *Service) deleteMessages(ctx context.Context, q *Queue, ids []uuid.UUID)
 // DeleteMessageBatch deletes up to MaxBatchEntries messages in one Store
 // write; an invalid handle fails its entry alone.
 func (s *Service) DeleteMessageBatch(ctx context.Context, c Caller, in DeleteMessageBatchInput) (BatchIDsOutput, error) {
-	q, err := s.queueByURL(ctx, in.QueueURL)
+	q, err := s.queueFor(ctx, c, ActDeleteMessage, in.QueueURL)
 	if err != nil {
 		return BatchIDsOutput{}, err
 	}
@@ -74,7 +74,7 @@ func (s *Service) validateHandleBatch(entries []BatchHandleEntry) error {
 // ChangeMessageVisibility sets when an in-flight message becomes visible
 // again: VisibilityTimeout seconds from now.
 func (s *Service) ChangeMessageVisibility(ctx context.Context, c Caller, in ChangeMessageVisibilityInput) error {
-	q, err := s.queueByURL(ctx, in.QueueURL)
+	q, err := s.queueFor(ctx, c, ActChangeMessageVisibility, in.QueueURL)
 	if err != nil {
 		return err
 	}
@@ -84,7 +84,7 @@ func (s *Service) ChangeMessageVisibility(ctx context.Context, c Caller, in Chan
 // ChangeMessageVisibilityBatch changes the visibility of up to
 // MaxBatchEntries messages, each entry failing alone.
 func (s *Service) ChangeMessageVisibilityBatch(ctx context.Context, c Caller, in ChangeMessageVisibilityBatchInput) (BatchIDsOutput, error) {
-	q, err := s.queueByURL(ctx, in.QueueURL)
+	q, err := s.queueFor(ctx, c, ActChangeMessageVisibility, in.QueueURL)
 	if err != nil {
 		return BatchIDsOutput{}, err
 	}

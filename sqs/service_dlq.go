@@ -46,7 +46,7 @@ func (s *Service) deadLetterSources(ctx context.Context, dlq *Queue, after strin
 // ListDeadLetterSourceQueues lists the queues whose RedrivePolicy targets
 // this queue. NextToken, as in ListQueues, only with MaxResults.
 func (s *Service) ListDeadLetterSourceQueues(ctx context.Context, c Caller, in ListDeadLetterSourceQueuesInput) (ListQueuesOutput, error) {
-	q, err := s.queueByURL(ctx, in.QueueURL)
+	q, err := s.queueFor(ctx, c, ActListDeadLetterSourceQueues, in.QueueURL)
 	if err != nil {
 		return ListQueuesOutput{}, err
 	}

@@ -81,7 +81,7 @@ func (s *Service) StartMessageMoveTask(ctx context.Context, c Caller, in StartMe
 	if in.SourceARN == "" {
 		return "", ErrMissingParameter("SourceArn")
 	}
-	src, err := s.taskQueue(ctx, in.SourceARN, "SourceArn")
+	src, err := s.taskQueue(ctx, c, ActStartMessageMoveTask, in.SourceARN, "SourceArn")
 	if err != nil {
 		return "", err
 	}
@@ -94,7 +94,7 @@ func (s *Service) StartMessageMoveTask(ctx context.Context, c Caller, in StartMe
 	}
 	var dst *Queue
 	if in.DestinationARN != "" {
-		if dst, err = s.taskQueue(ctx, in.DestinationARN, "DestinationArn"); err != nil {
+		if dst, err = s.taskQueue(ctx, c, ActStartMessageMoveTask, in.DestinationARN, "DestinationArn"); err != nil {
 			return "", err
 		}
 		if dst.ID == src.ID {
@@ -133,12 +133,13 @@ func (s *Service) StartMessageMoveTask(ctx context.Context, c Caller, in StartMe
 	return t.handle(), nil
 }
 
-// taskQueue resolves a task's queue ARN (ResourceNotFoundException).
-func (s *Service) taskQueue(ctx context.Context, arn, param string) (*Queue, error) {
+// taskQueue resolves a task's queue ARN (ResourceNotFoundException) and
+// authorizes action on it (move tasks are for the queue's owner only).
+func (s *Service) taskQueue(ctx context.Context, c Caller, action, arn, param string) (*Queue, error) {
 	if _, _, _, err := ParseQueueARN(arn); err != nil {
 		return nil, invalidParameter(param, arn, "Invalid queue ARN.")
 	}
-	q, err := s.queueByARN(ctx, arn)
+	q, err := s.queueForARN(ctx, c, action, arn)
 	if err != nil {
 		var se *Error
 		if errors.As(err, &se) && se.Code == CodeQueueDoesNotExist {
@@ -256,7 +257,7 @@ func (s *Service) ListMessageMoveTasks(ctx context.Context, c Caller, in ListMes
 	if in.SourceARN == "" {
 		return nil, ErrMissingParameter("SourceArn")
 	}
-	src, err := s.taskQueue(ctx, in.SourceARN, "SourceArn")
+	src, err := s.taskQueue(ctx, c, ActListMessageMoveTasks, in.SourceARN, "SourceArn")
 	if err != nil {
 		return nil, err
 	}
@@ -302,6 +303,14 @@ func (s *Service) CancelMessageMoveTask(ctx context.Context, c Caller, handle st
 	b, err := base64.RawURLEncoding.DecodeString(handle)
 	if err != nil || json.Unmarshal(b, &h) != nil || h.TaskID == "" {
 		return 0, resourceNotFound("TaskHandle")
+	}
+	// The handle names its source queue: only that queue's owner may
+	// cancel (the handle is not a secret; it is listed to the owner).
+	if _, err := s.taskQueue(ctx, c, ActCancelMessageMoveTask, h.SourceARN, "TaskHandle"); err != nil {
+		if se := AsError(err); se.Code == CodeInvalidParameterValue {
+			return 0, resourceNotFound("TaskHandle")
+		}
+		return 0, err
 	}
 	s.tasks.mu.Lock()
 	defer s.tasks.mu.Unlock()

@@ -80,7 +80,7 @@ func oneOrMany(v []string) any {
 // AddPermission adds a policy statement, Sid = Label, allowing the given
 // accounts the given actions on the queue.
 func (s *Service) AddPermission(ctx context.Context, c Caller, in AddPermissionInput) error {
-	q, err := s.queueByURL(ctx, in.QueueURL)
+	q, err := s.queueFor(ctx, c, ActAddPermission, in.QueueURL)
 	if err != nil {
 		return err
 	}
@@ -131,7 +131,7 @@ func (s *Service) AddPermission(ctx context.Context, c Caller, in AddPermissionI
 
 // RemovePermission removes the policy statement whose Sid is Label.
 func (s *Service) RemovePermission(ctx context.Context, c Caller, in RemovePermissionInput) error {
-	q, err := s.queueByURL(ctx, in.QueueURL)
+	q, err := s.queueFor(ctx, c, ActRemovePermission, in.QueueURL)
 	if err != nil {
 		return err
 	}

@@ -102,19 +102,6 @@ func (s *Service) queue(ctx context.Context, account, name string) (*Queue, erro
 	return q, nil
 }
 
-// queueByURL resolves a request's QueueUrl; the account in the URL names
-// the queue's account.
-func (s *Service) queueByURL(ctx context.Context, queueURL string) (*Queue, error) {
-	if queueURL == "" {
-		return nil, ErrMissingParameter("QueueUrl")
-	}
-	account, name, err := ParseQueueURL(queueURL)
-	if err != nil {
-		return nil, err
-	}
-	return s.queue(ctx, account, name)
-}
-
 // queueByARN resolves a queue ARN. The region is not checked: one Herald
 // deployment serves one region.
 func (s *Service) queueByARN(ctx context.Context, arn string) (*Queue, error) {

@@ -24,8 +24,8 @@ func (s *Service) CreateQueue(ctx context.Context, c Caller, in CreateQueueInput
 	if in.QueueName == "" {
 		return "", ErrMissingParameter("QueueName")
 	}
-	if !validAccount(c.Account) {
-		return "", ErrInvalidParameterValue("Invalid account id %q.", c.Account)
+	if err := s.authorizeAccount(c, ActCreateQueue); err != nil {
+		return "", err
 	}
 	attrs, err := NewQueueAttributes(in.QueueName, in.Attributes, s.lim)
 	if err != nil {
@@ -96,6 +96,12 @@ func (s *Service) checkRedriveTarget(ctx context.Context, sourceARN string, p *R
 	if p == nil {
 		return nil
 	}
+	_, srcAccount, _, _ := ParseQueueARN(sourceARN)
+	if _, account, _, _ := ParseQueueARN(p.DeadLetterTargetARN); account != srcAccount {
+		// A dead-letter queue belongs to its source's account, as on AWS
+		// (and so no queue can push messages into another account's).
+		return ErrInvalidParameterValue("Value %s for parameter RedrivePolicy is invalid. Reason: Dead-letter target owner should be same as the source.", p)
+	}
 	dlq, err := s.queueByARN(ctx, p.DeadLetterTargetARN)
 	if err != nil {
 		var se *Error
@@ -127,7 +133,7 @@ func (s *Service) GetQueueURL(ctx context.Context, c Caller, in GetQueueURLInput
 	if !validAccount(account) || ValidateQueueName(in.QueueName) != nil {
 		return "", ErrQueueDoesNotExist()
 	}
-	q, err := s.queue(ctx, account, in.QueueName)
+	q, err := s.queueOf(ctx, c, ActGetQueueURL, account, in.QueueName)
 	if err != nil {
 		return "", err
 	}
@@ -178,6 +184,9 @@ func (s *Service) ListQueues(ctx context.Context, c Caller, in ListQueuesInput) 
 	if err != nil {
 		return ListQueuesOutput{}, err
 	}
+	if err := s.authorizeAccount(c, ActListQueues); err != nil {
+		return ListQueuesOutput{}, err
+	}
 	qs, err := s.store.ListQueues(ctx, c.Account, in.QueueNamePrefix, after, limit+1)
 	if err != nil {
 		return ListQueuesOutput{}, AsError(err)
@@ -199,7 +208,7 @@ func (s *Service) ListQueues(ctx context.Context, c Caller, in ListQueuesInput) 
 // DeleteQueue removes the queue record and forgets its Index state; the
 // Store reclaims its messages later.
 func (s *Service) DeleteQueue(ctx context.Context, c Caller, queueURL string) error {
-	q, err := s.queueByURL(ctx, queueURL)
+	q, err := s.queueFor(ctx, c, ActDeleteQueue, queueURL)
 	if err != nil {
 		return err
 	}
@@ -231,7 +240,7 @@ func needsCounts(names []string) bool {
 // ApproximateNumberOf* counters come from the Index (or, while it is
 // unavailable, from a bounded scan of the Store).
 func (s *Service) GetQueueAttributes(ctx context.Context, c Caller, in GetQueueAttributesInput) (map[string]string, error) {
-	q, err := s.queueByURL(ctx, in.QueueURL)
+	q, err := s.queueFor(ctx, c, ActGetQueueAttributes, in.QueueURL)
 	if err != nil {
 		return nil, err
 	}
@@ -254,7 +263,7 @@ func (s *Service) GetQueueAttributes(ctx context.Context, c Caller, in GetQueueA
 
 // SetQueueAttributes validates and applies attributes atomically.
 func (s *Service) SetQueueAttributes(ctx context.Context, c Caller, in SetQueueAttributesInput) error {
-	q, err := s.queueByURL(ctx, in.QueueURL)
+	q, err := s.queueFor(ctx, c, ActSetQueueAttributes, in.QueueURL)
 	if err != nil {
 		return err
 	}
@@ -273,7 +282,7 @@ func (s *Service) SetQueueAttributes(ctx context.Context, c Caller, in SetQueueA
 // PurgeQueue deletes every message sent before now, at most once per
 // PurgeIntervalSeconds.
 func (s *Service) PurgeQueue(ctx context.Context, c Caller, queueURL string) error {
-	q, err := s.queueByURL(ctx, queueURL)
+	q, err := s.queueFor(ctx, c, ActPurgeQueue, queueURL)
 	if err != nil {
 		return err
 	}

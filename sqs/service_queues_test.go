@@ -70,8 +70,9 @@ func TestGetQueueURLAndDeleteQueue(t *testing.T) {
 	if got != url {
 		t.Fatalf("GetQueueUrl %q, want %q", got, url)
 	}
+	// Another account's queue: refused whether it exists or not.
 	_, err = e.svc.GetQueueURL(e.ctx, caller, sqs.GetQueueURLInput{QueueName: "jobs", QueueOwnerAWSAccountID: "111111111111"})
-	wantCode(t, err, sqs.CodeQueueDoesNotExist)
+	wantCode(t, err, sqs.CodeAccessDenied)
 
 	e.send(t, url, "before delete")
 	wantCode(t, e.svc.DeleteQueue(e.ctx, caller, url), "")
@@ -141,12 +142,12 @@ func TestQueueAttributesRoundTrip(t *testing.T) {
 	e := newEnv(t)
 	url := e.createQueue(t, "attrs", nil)
 	wantCode(t, e.svc.SetQueueAttributes(e.ctx, caller, sqs.SetQueueAttributesInput{QueueURL: url, Attributes: map[string]string{
-		"VisibilityTimeout": "45", "DelaySeconds": "2", "MaximumMessageSize": "2048", "Policy": `{"Version":"2012-10-17"}`,
+		"VisibilityTimeout": "45", "DelaySeconds": "2", "MaximumMessageSize": "2048", "Policy": `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"AWS":"111111111111"},"Action":"sqs:SendMessage","Resource":"*"}]}`,
 	}}), "")
 	got := e.attributes(t, url, "All")
 	want := map[string]string{
 		"VisibilityTimeout": "45", "DelaySeconds": "2", "MaximumMessageSize": "2048",
-		"Policy": `{"Version":"2012-10-17"}`, "QueueArn": "arn:aws:sqs:us-east-1:000000000000:attrs",
+		"Policy": `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"AWS":"111111111111"},"Action":"sqs:SendMessage","Resource":"*"}]}`, "QueueArn": "arn:aws:sqs:us-east-1:000000000000:attrs",
 		"ApproximateNumberOfMessages": "0", "MessageRetentionPeriod": "345600",
 	}
 	for k, v := range want {

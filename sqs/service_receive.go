@@ -13,7 +13,7 @@ import (
 // for one to arrive. On FIFO queues, a receive retried with the same
 // ReceiveRequestAttemptId gets the same messages again (service_attempts.go).
 func (s *Service) ReceiveMessage(ctx context.Context, c Caller, in ReceiveMessageInput) (ReceiveMessageOutput, error) {
-	q, err := s.queueByURL(ctx, in.QueueURL)
+	q, err := s.queueFor(ctx, c, ActReceiveMessage, in.QueueURL)
 	if err != nil {
 		return ReceiveMessageOutput{}, err
 	}

@@ -19,7 +19,7 @@ type outgoing struct {
 
 // SendMessage validates and enqueues one message.
 func (s *Service) SendMessage(ctx context.Context, c Caller, in SendMessageInput) (SendMessageOutput, error) {
-	q, err := s.queueByURL(ctx, in.QueueURL)
+	q, err := s.queueFor(ctx, c, ActSendMessage, in.QueueURL)
 	if err != nil {
 		return SendMessageOutput{}, err
 	}
@@ -40,7 +40,7 @@ func (s *Service) SendMessage(ctx context.Context, c Caller, in SendMessageInput
 // SendMessageBatch enqueues up to MaxBatchEntries messages in one Store
 // write. Malformed requests fail as a whole; an invalid entry fails alone.
 func (s *Service) SendMessageBatch(ctx context.Context, c Caller, in SendMessageBatchInput) (SendMessageBatchOutput, error) {
-	q, err := s.queueByURL(ctx, in.QueueURL)
+	q, err := s.queueFor(ctx, c, ActSendMessage, in.QueueURL)
 	if err != nil {
 		return SendMessageBatchOutput{}, err
 	}

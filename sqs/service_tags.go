@@ -39,7 +39,7 @@ func validateTags(tags map[string]string, existing int) error {
 
 // TagQueue adds or replaces tags of a queue.
 func (s *Service) TagQueue(ctx context.Context, c Caller, in TagQueueInput) error {
-	q, err := s.queueByURL(ctx, in.QueueURL)
+	q, err := s.queueFor(ctx, c, ActTagQueue, in.QueueURL)
 	if err != nil {
 		return err
 	}
@@ -67,7 +67,7 @@ func (s *Service) TagQueue(ctx context.Context, c Caller, in TagQueueInput) erro
 
 // UntagQueue removes tags; unknown keys are ignored.
 func (s *Service) UntagQueue(ctx context.Context, c Caller, in UntagQueueInput) error {
-	q, err := s.queueByURL(ctx, in.QueueURL)
+	q, err := s.queueFor(ctx, c, ActUntagQueue, in.QueueURL)
 	if err != nil {
 		return err
 	}
@@ -83,7 +83,7 @@ func (s *Service) UntagQueue(ctx context.Context, c Caller, in UntagQueueInput) 
 
 // ListQueueTags returns a queue's tags (an empty map when it has none).
 func (s *Service) ListQueueTags(ctx context.Context, c Caller, queueURL string) (map[string]string, error) {
-	q, err := s.queueByURL(ctx, queueURL)
+	q, err := s.queueFor(ctx, c, ActListQueueTags, queueURL)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/heraldmq/herald/access"
+
 	"github.com/golang-jwt/jwt/v5"
 )
 
@@ -72,7 +74,8 @@ func New(cfg Config) (*Authenticator, error) {
 // claims is the part of a token Herald reads.
 type claims struct {
 	jwt.RegisteredClaims
-	Herald *Grants `json:"herald,omitempty"`
+	Herald  *Grants `json:"herald,omitempty"`
+	Account string  `json:"account,omitempty"` // the AWS account the holder acts in
 }
 
 // Token returns the token of r: the "Authorization: Bearer" header, or else
@@ -104,21 +107,40 @@ func (a *Authenticator) Authenticate(r *http.Request) (Grants, error) {
 
 // Verify checks token and returns its Grants.
 func (a *Authenticator) Verify(token string) (Grants, error) {
+	id, err := a.Identify(token)
+	return id.Grants, err
+}
+
+// Identify checks token and returns the identity it carries: its grants,
+// its "account" claim (empty when it names none), its subject and its
+// expiry. A token whose account is not a 12-digit account id is invalid,
+// so no token can act in one of Herald's internal accounts.
+func (a *Authenticator) Identify(token string) (access.Identity, error) {
 	if len(a.methods) == 0 {
-		return Grants{}, fmt.Errorf("%w: no verification key configured", ErrInvalidToken)
+		return access.Identity{}, fmt.Errorf("%w: no verification key configured", ErrInvalidToken)
 	}
 	var c claims
 	_, err := jwt.ParseWithClaims(token, &c, a.key,
 		jwt.WithValidMethods(a.methods), jwt.WithExpirationRequired(), jwt.WithLeeway(0))
 	if err != nil {
-		return Grants{}, fmt.Errorf("%w: %w", ErrInvalidToken, err)
+		return access.Identity{}, fmt.Errorf("%w: %w", ErrInvalidToken, err)
 	}
-	if c.Herald == nil {
-		return Grants{}, nil
+	if c.Account != "" && !validAccountID(c.Account) {
+		return access.Identity{}, fmt.Errorf("%w: the account claim must be 12 digits", ErrInvalidToken)
 	}
-	g := *c.Herald
-	g.all = false
-	return g, nil
+	id := access.Identity{Account: c.Account, Subject: c.Subject}
+	if c.ExpiresAt != nil {
+		id.Expires = c.ExpiresAt.Time
+	}
+	if c.Herald != nil {
+		id.Grants = *c.Herald
+	}
+	return id, nil
+}
+
+// validAccountID reports whether s is a 12-digit AWS account id.
+func validAccountID(s string) bool {
+	return len(s) == 12 && strings.Trim(s, "0123456789") == ""
 }
 
 // key chooses the verification keys for t's algorithm.

@@ -9,7 +9,6 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/heraldmq/herald/awsapi"
-	"github.com/heraldmq/herald/awsauth"
 	"github.com/heraldmq/herald/cache"
 	"github.com/heraldmq/herald/cassandrastore"
 	"github.com/heraldmq/herald/metrics"
@@ -56,25 +55,9 @@ func openQueues(db cache.Store, cfg awsConfig, log *slog.Logger) (*queueService,
 
 // awsHandler is the AWS edge over the queue service, checking signatures
 // when access keys are configured.
-func awsHandler(q *queueService, t *topicService, cfg awsConfig, m *metrics.Metrics, log *slog.Logger) (*awsapi.Handler, error) {
-	keys, err := parseAccessKeys(cfg.accessKeys)
-	if err != nil {
-		return nil, err
-	}
-	var verifier *awsauth.Verifier
-	accounts := map[string]string{}
-	if len(keys) > 0 {
-		creds := awsauth.Credentials{}
-		for _, k := range keys {
-			creds[k.id] = k.secret
-			if k.account != "" {
-				accounts[k.id] = k.account
-			}
-		}
-		verifier = awsauth.NewVerifier(creds)
-	}
+func awsHandler(q *queueService, t *topicService, creds credentials, cfg awsConfig, m *metrics.Metrics, log *slog.Logger) (*awsapi.Handler, error) {
 	return awsapi.New(awsapi.Config{
-		SQS: q.svc, SNS: awsapi.NewSNSService(t.svc, log), Verifier: verifier, KeyAccounts: accounts,
+		SQS: q.svc, SNS: awsapi.NewSNSService(t.svc, log), Verifier: creds.verifier, KeyAccounts: creds.keyAccounts,
 		DefaultAccount: cfg.account, Logger: log, Observe: m.ObserveAWS,
 	}), nil
 }

@@ -27,6 +27,7 @@ type serveConfig struct {
 	aws         awsConfig
 	amqp        amqpConfig
 	ws          wsConfig
+	auth        authConfig
 	logLevel    string
 	pprofListen string
 	cache       cache.Config
@@ -40,6 +41,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	cfg.aws.register(fs)
 	cfg.amqp.register(fs)
 	cfg.ws.register(fs)
+	cfg.auth.register(fs)
 	fs.StringVar(&cfg.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.StringVar(&cfg.pprofListen, "pprof-listen", "", "serve Go's profiler (net/http/pprof) on this address; empty disables it")
 	fs.DurationVar(&cfg.cache.DefaultTTL, "default-ttl", cfg.cache.DefaultTTL, "TTL of a message that names none")
@@ -102,9 +104,19 @@ func serve(ctx context.Context, cfg serveConfig, stderr io.Writer) error {
 	}
 	defer db.Close()
 
+	creds, err := loadCredentials(cfg.aws, cfg.ws)
+	if err != nil {
+		return err
+	}
+	identifier, requireIdentity, err := creds.identifier(cfg.auth, cfg.aws.account)
+	if err != nil {
+		return err
+	}
+	cfg.cache.RequireIdentity = requireIdentity
 	m := metrics.New()
 	svc := cache.NewService(metrics.InstrumentCacheStore(db, m), cfg.cache)
 	handler := httpapi.New(svc, m, log)
+	handler.SetIdentifier(identifier)
 	if r, ok := db.(interface{ Ready(context.Context) error }); ok {
 		handler.SetReadinessCheck(r.Ready)
 	}
@@ -120,13 +132,13 @@ func serve(ctx context.Context, cfg serveConfig, stderr io.Writer) error {
 		return err
 	}
 	defer queues.closer()
-	topics, err := openTopics(db, svc, queues, cfg.aws, cfg.store.dataDir, log)
+	topics, err := openTopics(db, svc, cfg.auth.grants.of, queues, cfg.aws, cfg.store.dataDir, log)
 	if err != nil {
 		return err
 	}
 	defer topics.close()
 	registerSNSMetrics(m.Registry, topics.svc.Stats())
-	aws, err := awsHandler(queues, topics, cfg.aws, m, log)
+	aws, err := awsHandler(queues, topics, creds, cfg.aws, m, log)
 	if err != nil {
 		return err
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/heraldmq/herald/access"
 	"github.com/heraldmq/herald/cache"
 	"github.com/heraldmq/herald/cassandrastore"
 	"github.com/heraldmq/herald/pebblestore"
@@ -34,7 +35,7 @@ type topicService struct {
 // from --sns-signing-key-file/--sns-signing-cert-file, or with one Herald
 // creates and keeps in the data directory (every node of a cluster must
 // share one: configure the files there).
-func openTopics(db cache.Store, cacheSvc *cache.Service, queues *queueService, cfg awsConfig, dataDir string, log *slog.Logger) (*topicService, error) {
+func openTopics(db cache.Store, cacheSvc *cache.Service, grants func(account string) access.Grants, queues *queueService, cfg awsConfig, dataDir string, log *slog.Logger) (*topicService, error) {
 	var store sns.Store
 	switch st := db.(type) {
 	case *pebblestore.DB:
@@ -55,7 +56,7 @@ func openTopics(db cache.Store, cacheSvc *cache.Service, queues *queueService, c
 	svc := sns.NewService(store, sns.Config{
 		Region: cfg.region, Logger: log, Queues: queues.svc,
 		HTTP:     httpDeliverer{d},
-		Paths:    cachePaths{cacheSvc},
+		Paths:    cachePaths{cacheSvc, grants},
 		Envelope: signedEnvelope(d),
 		// A job a dead node held comes back after its visibility timeout;
 		// workers extend it while they are busy, so it can be short.
@@ -120,14 +121,23 @@ func signedEnvelope(d *snshttp.Deliverer) sns.Enveloper {
 
 // cachePaths stores notifications in the message cache for path
 // subscriptions. The cache message id is derived from the SNS message id
-// and the path, so a delivery that runs twice stores the message once.
-type cachePaths struct{ c *cache.Service }
+// and the path, so a delivery that runs twice stores the message once. A
+// topic writes with the grants of its account's access keys.
+type cachePaths struct {
+	c      *cache.Service
+	grants func(account string) access.Grants
+}
 
 func (p cachePaths) PutNotification(ctx context.Context, path string, n sns.Notification) error {
 	meta, err := sns.PathMetadata(path, n)
 	if err != nil {
 		return err
 	}
+	_, account, _, err := sns.ParseTopicARN(n.TopicARN, "TopicArn")
+	if err != nil {
+		return err
+	}
+	ctx = access.WithIdentity(ctx, access.Identity{Account: account, Subject: n.TopicARN, Grants: p.grants(account)})
 	id := stableV1(n.MessageID+"\x00"+path, n.Timestamp)
 	_, _, err = p.c.Put(ctx, cache.PutInput{MessageID: id.String(), Metadata: meta, Body: []byte(n.Message)})
 	return err

@@ -1,4 +1,4 @@
-package wsauth
+package paths
 
 import "testing"
 
@@ -76,8 +76,8 @@ func TestContainsAgreesWithSamples(t *testing.T) {
 }
 
 func match(pattern, path string) bool {
-	g := Grants{Publish: []string{pattern}}
-	return g.CanPublish(path)
+	p, err := ParsePattern(pattern)
+	return err == nil && Validate(path) == nil && p.Match(path)
 }
 
 func TestContainsBudget(t *testing.T) {

@@ -1,4 +1,4 @@
-package wsauth
+package access
 
 import "testing"
 

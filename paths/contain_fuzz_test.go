@@ -1,9 +1,7 @@
-package wsauth
+package paths
 
 import (
 	"testing"
-
-	"github.com/heraldmq/herald/paths"
 )
 
 // FuzzContainsIsSound checks Contains against pattern matching on
@@ -20,7 +18,7 @@ func FuzzContainsIsSound(f *testing.F) {
 		f.Add(s[0], s[1], s[2])
 	}
 	f.Fuzz(func(t *testing.T, outer, inner, path string) {
-		if paths.ValidatePattern(outer) != nil || paths.ValidatePattern(inner) != nil {
+		if ValidatePattern(outer) != nil || ValidatePattern(inner) != nil {
 			if Contains(outer, inner) {
 				t.Fatalf("Contains(%q, %q) with an invalid pattern", outer, inner)
 			}
@@ -29,7 +27,7 @@ func FuzzContainsIsSound(f *testing.F) {
 		if !Contains(inner, inner) {
 			t.Fatalf("Contains(%q, %q) = false: a pattern must contain itself", inner, inner)
 		}
-		if paths.Validate(path) != nil || !match(inner, path) {
+		if Validate(path) != nil || !match(inner, path) {
 			return
 		}
 		if Contains(outer, inner) && !match(outer, path) {

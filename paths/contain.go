@@ -1,9 +1,7 @@
-package wsauth
+package paths
 
 import (
 	"strings"
-
-	"github.com/heraldmq/herald/paths"
 )
 
 // containBudget bounds the state pairs Contains explores; past it the
@@ -19,10 +17,10 @@ const containBudget = 1 << 16
 // they name plus one word standing for every other, following the subset
 // of outer states alongside the subset of inner states, and fails on any
 // non-empty word sequence that inner accepts and outer does not. Paths of
-// more than paths.MaxWords words are taken into account, so in rare cases
+// more than MaxWords words are taken into account, so in rare cases
 // where only that bound makes inner contained, the answer is false.
 func Contains(outer, inner string) bool {
-	if paths.ValidatePattern(outer) != nil || paths.ValidatePattern(inner) != nil {
+	if ValidatePattern(outer) != nil || ValidatePattern(inner) != nil {
 		return false
 	}
 	o, in := newNFA(outer), newNFA(inner)

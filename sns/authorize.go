@@ -1,0 +1,156 @@
+package sns
+
+import (
+	"context"
+	"strings"
+	"sync"
+
+	"github.com/heraldmq/herald"
+	"github.com/heraldmq/herald/policy"
+	"github.com/heraldmq/herald/sqs"
+)
+
+// Authorization: every action on a topic or subscription goes through
+// lookupTopic (or lookupSubscription), which checks the Caller against the
+// topic's owner and Policy:
+//
+//   - the owner may do everything, except what an explicit Deny in the
+//     topic's policy forbids (never the owner-only actions, so a policy
+//     can always be read and repaired);
+//   - another account may take the actions a topic policy can grant
+//     (crossAccountActions), when the policy allows it and denies nothing;
+//   - internal accounts (sqs.IsInternalAccount) own no topics and no
+//     client credential acts in them.
+//
+// Anything else is AuthorizationError, whether the topic exists or not.
+
+// crossAccountActions are the actions a topic policy may grant to other
+// accounts (AddPermission's ActionName values).
+var crossAccountActions = map[string]bool{
+	"Publish": true, "Subscribe": true, "GetTopicAttributes": true, "SetTopicAttributes": true,
+	"AddPermission": true, "RemovePermission": true, "DeleteTopic": true, "ListSubscriptionsByTopic": true,
+	"Receive": true,
+}
+
+// ownerOnly are the actions a topic's owner may always take.
+var ownerOnly = map[string]bool{
+	"GetTopicAttributes": true, "SetTopicAttributes": true, "AddPermission": true,
+	"RemovePermission": true, "DeleteTopic": true,
+}
+
+// errNotAuthorized is AWS's answer to an action the caller may not take.
+func errNotAuthorized(c Caller, action, arn string) *Error {
+	who := "anonymous"
+	if c.Account != "" {
+		who = "arn:aws:iam::" + c.Account + ":root"
+	}
+	return NewError(CodeAuthorizationError, "User: %s is not authorized to perform: SNS:%s on resource: %s", who, action, herald.Clip(arn))
+}
+
+// authorizeAccount checks an action in the caller's own account
+// (CreateTopic, ListTopics, ListSubscriptions).
+func authorizeAccount(c Caller, action string) *Error {
+	if c.Account == "" || c.Internal() || sqs.IsInternalAccount(c.Account) || c.Service != "" {
+		return errNotAuthorized(c, action, "arn:aws:sns:*:"+c.Account+":*")
+	}
+	return nil
+}
+
+// authorizeTopic checks c's action on topic t (of account; t is nil when
+// it does not exist).
+func (s *Service) authorizeTopic(c Caller, action, account, arn string, t *Topic) *Error {
+	if c.Internal() || sqs.IsInternalAccount(account) || sqs.IsInternalAccount(c.Account) || c.Account == "" {
+		return errNotAuthorized(c, action, arn)
+	}
+	own := c.Account == account
+	if !own && (t == nil || !crossAccountActions[action]) {
+		return errNotAuthorized(c, action, arn)
+	}
+	if t == nil || own && ownerOnly[action] {
+		return nil
+	}
+	text := t.Attributes[AttrPolicy]
+	if text == "" {
+		if own {
+			return nil
+		}
+		return errNotAuthorized(c, action, arn)
+	}
+	eff := s.policies.get(text).Evaluate(policy.Request{
+		Account: c.Account, Action: "sns:" + action, Resource: arn,
+		Context: map[string]string{"aws:SourceOwner": c.Account, "aws:SourceAccount": c.Account},
+	})
+	switch {
+	case eff == policy.Deny:
+		return errNotAuthorized(c, action, arn)
+	case eff == policy.Allow || own:
+		return nil
+	}
+	return errNotAuthorized(c, action, arn)
+}
+
+// lookupTopic finds the topic named by arn (param names the parameter in
+// errors) and authorizes c's action on it.
+func (s *Service) lookupTopic(ctx context.Context, c Caller, arn, param, action string) (*Topic, *Error) {
+	_, account, name, err := ParseTopicARN(arn, param)
+	if err != nil {
+		return nil, AsError(err)
+	}
+	if c.Account != account && !crossAccountActions[action] {
+		return nil, errNotAuthorized(c, action, arn)
+	}
+	t, err := s.store.GetTopic(ctx, account, name)
+	switch {
+	case isCode(err, herald.ENotFound):
+		t = nil
+	case err != nil:
+		return nil, AsError(err)
+	}
+	if e := s.authorizeTopic(c, action, account, arn, t); e != nil {
+		return nil, e
+	}
+	if t == nil {
+		return nil, NewError(CodeNotFound, "Topic does not exist")
+	}
+	return t, nil
+}
+
+// queueCaller is the principal SNS delivers to a queue as: the SNS service
+// acting for topicARN's account, which the queue's policy must allow when
+// the queue belongs to another account.
+func (s *Service) queueCaller(topicARN string) sqs.Caller {
+	_, account, _, _ := ParseTopicARN(topicARN, "TopicArn")
+	return sqs.Caller{Account: account, SenderID: account, Scheme: "http", Host: "localhost",
+		Service: "sns.amazonaws.com", SourceARN: topicARN}
+}
+
+// policyCache keeps parsed topic policies by their text.
+type policyCache struct {
+	mu sync.Mutex
+	m  map[string]*policy.Policy
+}
+
+func (pc *policyCache) get(text string) *policy.Policy {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	if p, ok := pc.m[text]; ok {
+		return p
+	}
+	p, err := policy.Parse(text)
+	if err != nil {
+		p, _ = policy.Parse("")
+	}
+	if pc.m == nil || len(pc.m) >= 1024 {
+		pc.m = make(map[string]*policy.Policy)
+	}
+	pc.m[text] = p
+	return p
+}
+
+// validPolicyText checks a Policy attribute.
+func validPolicyText(name, text string) *Error {
+	if _, err := policy.Parse(text); err != nil {
+		return ErrInvalidParameter("Attributes Reason: %s: %s", name, strings.TrimSpace(err.Error()))
+	}
+	return nil
+}
