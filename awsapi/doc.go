@@ -18,11 +18,14 @@
 //     checked, as AWS serves them; see AnonymousActions.
 //
 // Before a service sees a request, the edge reads the body (bounded by
-// Config.MaxBodyBytes), checks the signature with the awsauth Verifier and
+// Config.MaxBodyBytes), checks the signature with the awsauth Verifier
+// (and that its credential scope names a region of Config.Regions) and
 // works out the caller: the account mapped from the access key (or the
 // default account), the scheme and the host queue URLs are built from.
 //
 // Errors are rendered as AWS renders them: JSON 1.0 errors as
 // {"__type", "message"} plus the x-amzn-query-error header, Query errors as
-// an <ErrorResponse> document. A client mistake never yields a 500.
+// an <ErrorResponse> document. A client mistake never yields a 500, and
+// no error message repeats more than a few hundred bytes of the request
+// (herald.Clip, herald.ClipMessage).
 package awsapi

@@ -3,6 +3,8 @@ package awsapi
 import (
 	"net/http"
 
+	"github.com/heraldmq/herald"
+	"github.com/heraldmq/herald/awsauth"
 	"github.com/heraldmq/herald/sqs"
 )
 
@@ -22,6 +24,10 @@ const (
 // the service's own.
 var coralErrors = map[string]bool{CodeSerialization: true}
 
+// Messages of the edge's errors repeat client input only through
+// herald.Clip, and the error writers bound every message with
+// herald.ClipMessage, so that a huge request never gets a huge answer.
+
 // errSerialization reports a JSON body that is not the shape an action
 // expects: not an object, a member of the wrong type, bad base64.
 func errSerialization(format string, args ...any) *sqs.Error {
@@ -33,15 +39,15 @@ func errMissingAction() *sqs.Error {
 }
 
 func errMalformedQuery(cause error) *sqs.Error {
-	return sqs.NewError(CodeMalformedQueryString, "The query string is malformed: %v", cause)
+	return sqs.NewError(CodeMalformedQueryString, "The query string is malformed: %s", herald.Clip(cause.Error()))
 }
 
 func errRepeatedParameter(name string) *sqs.Error {
-	return sqs.NewError(CodeMalformedQueryString, "The parameter %s appears more than once.", name)
+	return sqs.NewError(CodeMalformedQueryString, "The parameter %s appears more than once.", herald.Clip(name))
 }
 
 func errUnsupportedContentType(ct string) *sqs.Error {
-	e := sqs.NewError(CodeUnsupportedContentType, "Content type %q is not supported; use %s.", ct, formContentType)
+	e := sqs.NewError(CodeUnsupportedContentType, "Content type %q is not supported; use %s.", herald.Clip(ct), formContentType)
 	e.Status = http.StatusUnsupportedMediaType
 	return e
 }
@@ -56,4 +62,12 @@ func errUnreadableBody(cause error) *sqs.Error {
 	e := sqs.NewError(sqs.CodeInvalidParameterValue, "The request body cannot be read.")
 	e.Err = cause
 	return e
+}
+
+// errInvalidRegion refuses a signature whose credential scope names a
+// region the edge does not serve (Config.Regions), in AWS's words. Being
+// an *awsauth.Error, it is rendered like any other signature failure.
+func errInvalidRegion() *awsauth.Error {
+	return &awsauth.Error{Code: awsauth.CodeSignatureDoesNotMatch, Status: http.StatusForbidden,
+		Message: "Credential should be scoped to a valid region. "}
 }

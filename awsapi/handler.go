@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/heraldmq/herald"
 	"github.com/heraldmq/herald/awsauth"
 	"github.com/heraldmq/herald/sqs"
 )
@@ -35,6 +36,11 @@ type Config struct {
 	SNS QueryService
 	// Verifier checks SigV4 signatures; nil or disabled turns checking off.
 	Verifier *awsauth.Verifier
+	// Regions are the regions requests are served for: while signatures
+	// are checked, a credential scope naming any other region is refused
+	// (SignatureDoesNotMatch, "Credential should be scoped to a valid
+	// region."). Empty (or only empty strings) accepts every region.
+	Regions []string
 	// KeyAccounts maps access key ids to the account their requests act
 	// in; keys not listed act in DefaultAccount.
 	KeyAccounts map[string]string
@@ -100,6 +106,7 @@ type Handler struct {
 	log     *slog.Logger
 	account string
 	limit   int64
+	regions map[string]bool // nil: every region
 }
 
 // New returns the AWS edge for cfg.
@@ -113,6 +120,15 @@ func New(cfg Config) *Handler {
 	}
 	if h.limit <= 0 {
 		h.limit = DefaultMaxBodyBytes
+	}
+	for _, r := range cfg.Regions {
+		if r == "" {
+			continue
+		}
+		if h.regions == nil {
+			h.regions = make(map[string]bool, len(cfg.Regions))
+		}
+		h.regions[r] = true
 	}
 	h.sqs = &sqsService{api: cfg.SQS, log: h.log}
 	return h
@@ -150,7 +166,7 @@ func (h *Handler) serveJSON(w http.ResponseWriter, c *Call, target string, buf *
 	}
 	action, ok := strings.CutPrefix(target, sqsTargetPrefix)
 	if !ok || action == "" {
-		h.sqs.writeJSONError(w, c, sqs.ErrInvalidAction(target))
+		h.sqs.writeJSONError(w, c, sqs.ErrInvalidAction(herald.Clip(target)))
 		return
 	}
 	c.Action = action
@@ -271,6 +287,9 @@ func (h *Handler) authenticate(c *Call, service string) error {
 	c.Identity = id
 	c.Account, c.SenderID = h.account, h.account
 	if h.cfg.Verifier.Enabled() {
+		if h.regions != nil && !h.regions[id.Region] {
+			return errInvalidRegion()
+		}
 		if id.Service != service {
 			return &awsauth.Error{Code: awsauth.CodeSignatureDoesNotMatch, Status: http.StatusForbidden,
 				Message: "Credential should be scoped to correct service: '" + service + "'."}

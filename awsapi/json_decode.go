@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/heraldmq/herald"
 	"github.com/heraldmq/herald/internal/jsonscan"
 	"github.com/heraldmq/herald/sqs"
 )
@@ -75,7 +76,7 @@ func (d *jsonDecoder) describe(err error) string {
 		return "malformed request: " + err.Error()
 	}
 	slices.Reverse(d.path)
-	return "malformed member " + strings.Join(d.path, ".") + ": " + err.Error()
+	return "malformed member " + herald.Clip(strings.Join(d.path, ".")) + ": " + err.Error()
 }
 
 // object reads an object, calling member for each member whose value is
@@ -88,7 +89,7 @@ func (d *jsonDecoder) object(member func(name []byte) error) error {
 	var names memberNames
 	return d.r.ObjectBytes(func(name []byte) error {
 		if !names.add(name) {
-			return fmt.Errorf("member %q appears more than once", name)
+			return fmt.Errorf("member %q appears more than once", herald.Clip(string(name)))
 		}
 		if d.r.Null() {
 			return nil
@@ -131,7 +132,7 @@ func (d *jsonDecoder) integer(dst **int) error {
 	}
 	n, ok := parseInt(text)
 	if !ok {
-		return &typeError{want: "an integer", found: "number " + string(text)}
+		return &typeError{want: "an integer", found: "number " + herald.Clip(string(text))}
 	}
 	*dst = &n
 	return nil
@@ -212,7 +213,7 @@ func (d *jsonDecoder) stringMap(dst *map[string]string) error {
 	*dst = out
 	return d.r.ObjectBytes(func(name []byte) error {
 		if _, dup := out[string(name)]; dup {
-			return fmt.Errorf("member %q appears more than once", name)
+			return fmt.Errorf("member %q appears more than once", herald.Clip(string(name)))
 		}
 		var s string
 		if !d.r.Null() {
@@ -235,7 +236,7 @@ func (d *jsonDecoder) attributes(dst *map[string]sqs.MessageAttributeValue) erro
 	*dst = out
 	return d.r.ObjectBytes(func(name []byte) error {
 		if _, dup := out[string(name)]; dup {
-			return fmt.Errorf("member %q appears more than once", name)
+			return fmt.Errorf("member %q appears more than once", herald.Clip(string(name)))
 		}
 		var a sqs.MessageAttributeValue
 		// StringListValues and BinaryListValues are reserved by AWS and

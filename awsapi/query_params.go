@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/heraldmq/herald"
 	"github.com/heraldmq/herald/sqs"
 )
 
@@ -42,7 +43,7 @@ func (p *queryParams) optInt(name string) (*int, error) {
 	}
 	n, err := strconv.Atoi(v[0])
 	if err != nil {
-		return nil, sqs.ErrInvalidParameterValue("Value %s for parameter %s is invalid. Reason: must be an integer.", v[0], p.prefix+name)
+		return nil, sqs.ErrInvalidParameterValue("Value %s for parameter %s is invalid. Reason: must be an integer.", herald.Clip(v[0]), herald.Clip(p.prefix+name))
 	}
 	return &n, nil
 }
@@ -65,7 +66,7 @@ func (p *queryParams) indexes(name string, fields ...string) ([]int, error) {
 		}
 		n, err := strconv.Atoi(digits)
 		if err != nil || n < 1 || strconv.Itoa(n) != digits {
-			return nil, sqs.ErrInvalidParameterValue("The parameter %s is not valid: %q is not a member index.", key, digits)
+			return nil, sqs.ErrInvalidParameterValue("The parameter %s is not valid: %q is not a member index.", herald.Clip(key), herald.Clip(digits))
 		}
 		seen[n] = true
 	}
@@ -92,7 +93,7 @@ func (p *queryParams) list(name string) ([]string, error) {
 	for _, n := range idx {
 		key := name + "." + strconv.Itoa(n)
 		if _, ok := p.form[p.prefix+key]; !ok {
-			return nil, sqs.ErrInvalidParameterValue("The parameter %s%s.%d has members but no value.", p.prefix, name, n)
+			return nil, sqs.ErrInvalidParameterValue("The parameter %s has members but no value.", herald.Clip(p.prefix+key))
 		}
 		out = append(out, p.str(key))
 	}
@@ -125,7 +126,7 @@ func (p *queryParams) structs(name string, fields ...string) ([]*queryParams, er
 func (p *queryParams) required(name string) (string, error) {
 	v, ok := p.form[p.prefix+name]
 	if !ok {
-		return "", sqs.ErrMissingParameter(p.prefix + name)
+		return "", sqs.ErrMissingParameter(herald.Clip(p.prefix + name))
 	}
 	return v[0], nil
 }
@@ -145,7 +146,7 @@ func (p *queryParams) stringMap(name, keyField, valueField string) (map[string]s
 			return nil, err
 		}
 		if _, dup := out[key]; dup {
-			return nil, sqs.ErrInvalidParameterValue("%s %s is given more than once.", name, key)
+			return nil, sqs.ErrInvalidParameterValue("%s %s is given more than once.", name, herald.Clip(key))
 		}
 		out[key] = e.str(valueField)
 	}
@@ -166,13 +167,13 @@ func (p *queryParams) attributes(name string) (map[string]sqs.MessageAttributeVa
 			return nil, err
 		}
 		if _, dup := out[attrName]; dup {
-			return nil, sqs.ErrInvalidParameterValue("Message attribute name '%s' is given more than once.", attrName)
+			return nil, sqs.ErrInvalidParameterValue("Message attribute name '%s' is given more than once.", herald.Clip(attrName))
 		}
 		a := sqs.MessageAttributeValue{DataType: e.str("Value.DataType"), StringValue: e.str("Value.StringValue")}
 		if b64, ok := e.form[e.prefix+"Value.BinaryValue"]; ok {
 			a.BinaryValue, err = base64.StdEncoding.DecodeString(b64[0])
 			if err != nil {
-				return nil, sqs.ErrInvalidParameterValue("The binary value of message attribute '%s' is not valid base64.", attrName)
+				return nil, sqs.ErrInvalidParameterValue("The binary value of message attribute '%s' is not valid base64.", herald.Clip(attrName))
 			}
 		}
 		out[attrName] = a

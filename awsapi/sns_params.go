@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/heraldmq/herald"
 	"github.com/heraldmq/herald/sns"
 )
 
@@ -42,7 +43,7 @@ func (p *snsParams) optBool(name string) (bool, error) {
 	case "false":
 		return false, nil
 	}
-	return false, sns.ErrInvalidParameter("%s%s: %q is not a boolean", p.prefix, name, v[0])
+	return false, sns.ErrInvalidParameter("%s: %q is not a boolean", herald.Clip(p.prefix+name), herald.Clip(v[0]))
 }
 
 // indexes returns the N of every parameter "<prefix><name>.<kind>.N[.rest]",
@@ -59,7 +60,7 @@ func (p *snsParams) indexes(name, kind string) ([]int, error) {
 		digits, _, _ := strings.Cut(rest, ".")
 		n, err := strconv.Atoi(digits)
 		if err != nil || n < 1 || strconv.Itoa(n) != digits {
-			return nil, sns.ErrInvalidParameter("%s: %q is not a member index", key, digits)
+			return nil, sns.ErrInvalidParameter("%s: %q is not a member index", herald.Clip(key), herald.Clip(digits))
 		}
 		seen[n] = true
 	}
@@ -106,7 +107,7 @@ func (p *snsParams) stringList(name string) ([]string, error) {
 		key := p.prefix + name + ".member." + strconv.Itoa(n)
 		v, ok := p.form[key]
 		if !ok {
-			return nil, sns.ErrInvalidParameter("%s has fields but no value", key)
+			return nil, sns.ErrInvalidParameter("%s has fields but no value", herald.Clip(key))
 		}
 		out = append(out, v[0])
 	}
@@ -129,7 +130,7 @@ func (p *snsParams) stringMap(name string) (map[string]string, error) {
 			return nil, err
 		}
 		if _, dup := out[key]; dup {
-			return nil, sns.ErrInvalidParameter("%s: key %s is given more than once", name, key)
+			return nil, sns.ErrInvalidParameter("%s: key %s is given more than once", name, herald.Clip(key))
 		}
 		out[key] = e.str("value")
 	}
@@ -149,7 +150,7 @@ func (p *snsParams) tags(name string) (map[string]string, error) {
 			return nil, err
 		}
 		if _, dup := out[key]; dup {
-			return nil, sns.ErrInvalidParameter("%s: tag key %s is given more than once", name, key)
+			return nil, sns.ErrInvalidParameter("%s: tag key %s is given more than once", name, herald.Clip(key))
 		}
 		out[key] = m.str("Value")
 	}
@@ -170,13 +171,13 @@ func (p *snsParams) messageAttributes(name string) (map[string]sns.MessageAttrib
 			return nil, err
 		}
 		if _, dup := out[attr]; dup {
-			return nil, sns.ErrInvalidParameter("message attribute %s is given more than once", attr)
+			return nil, sns.ErrInvalidParameter("message attribute %s is given more than once", herald.Clip(attr))
 		}
 		v := sns.MessageAttributeValue{DataType: e.str("Value.DataType"), StringValue: e.str("Value.StringValue")}
 		if b64, ok := e.form[e.prefix+"Value.BinaryValue"]; ok {
 			if v.BinaryValue, err = base64.StdEncoding.DecodeString(b64[0]); err != nil {
 				return nil, sns.NewError(sns.CodeInvalidParameterValue,
-					"The binary value of message attribute %s is not valid base64.", attr)
+					"The binary value of message attribute %s is not valid base64.", herald.Clip(attr))
 			}
 		}
 		out[attr] = v
@@ -188,7 +189,7 @@ func (p *snsParams) messageAttributes(name string) (map[string]sns.MessageAttrib
 func (p *snsParams) required(name string) (string, error) {
 	v, ok := p.form[p.prefix+name]
 	if !ok {
-		return "", sns.ErrInvalidParameter("%s%s is required", p.prefix, name)
+		return "", sns.ErrInvalidParameter("%s is required", herald.Clip(p.prefix+name))
 	}
 	return v[0], nil
 }

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/heraldmq/herald"
 	"github.com/heraldmq/herald/awsauth"
 	"github.com/heraldmq/herald/sns"
 	"github.com/heraldmq/herald/sqs"
@@ -61,7 +62,7 @@ func (s *SNSService) ServeQuery(w http.ResponseWriter, c *Call) {
 	act, ok := snsActions[c.Action]
 	if !ok {
 		s.WriteQueryError(w, c, sns.NewError(sns.CodeInvalidAction,
-			"Could not find operation %s for version 2010-03-31", c.Action))
+			"Could not find operation %s for version 2010-03-31", herald.Clip(c.Action)))
 		return
 	}
 	caller := sns.Caller{Account: c.Account, SenderID: c.SenderID, Scheme: c.Scheme, Host: c.Host}
@@ -83,7 +84,7 @@ func (s *SNSService) WriteQueryError(w http.ResponseWriter, c *Call, err error) 
 	e := s.toError(c, err)
 	writeXML(w, e.Status, xmlSNSErrorResponse{
 		Xmlns:     snsNamespace,
-		Error:     xmlSNSError{Type: e.Fault(), Code: wireCode(e.Code), Message: e.Message},
+		Error:     xmlSNSError{Type: e.Fault(), Code: herald.Clip(wireCode(e.Code)), Message: herald.ClipMessage(e.Message)},
 		RequestID: c.RequestID,
 	})
 }

@@ -3,6 +3,7 @@ package awsapi
 import (
 	"encoding/xml"
 
+	"github.com/heraldmq/herald"
 	"github.com/heraldmq/herald/sns"
 )
 
@@ -140,7 +141,7 @@ func xmlPublishBatch(out sns.PublishBatchOutput) *xmlPublishBatchResult {
 	}
 	res.Failed.Members = make([]xmlSNSBatchError, 0, len(out.Failed))
 	for _, e := range out.Failed {
-		res.Failed.Members = append(res.Failed.Members, xmlSNSBatchError{ID: e.ID, Code: wireCode(e.Code), Message: e.Message, SenderFault: e.SenderFault})
+		res.Failed.Members = append(res.Failed.Members, xmlSNSBatchError{ID: e.ID, Code: wireCode(e.Code), Message: herald.ClipMessage(e.Message), SenderFault: e.SenderFault})
 	}
 	return res
 }

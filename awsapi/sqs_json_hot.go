@@ -3,6 +3,7 @@ package awsapi
 import (
 	"slices"
 
+	"github.com/heraldmq/herald"
 	"github.com/heraldmq/herald/sqs"
 )
 
@@ -70,7 +71,7 @@ func appendBatchErrors(dst []byte, failed []sqs.BatchResultErrorEntry) []byte {
 		}
 		dst = appendStringMember(append(dst, '{'), "Id", e.ID)
 		dst = appendStringMember(dst, "Code", e.Code)
-		dst = appendOptionalString(dst, "Message", e.Message)
+		dst = appendOptionalString(dst, "Message", herald.ClipMessage(e.Message))
 		dst = append(appendMember(dst, "SenderFault"), boolText(e.SenderFault)...)
 		dst = append(dst, '}')
 	}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/heraldmq/herald"
 	"github.com/heraldmq/herald/sqs"
 )
 
@@ -163,7 +164,7 @@ type xmlBatchError struct {
 func xmlBatchErrors(in []sqs.BatchResultErrorEntry) []xmlBatchError {
 	out := make([]xmlBatchError, 0, len(in))
 	for _, e := range in {
-		out = append(out, xmlBatchError{ID: e.ID, SenderFault: e.SenderFault, Code: e.Code, Message: e.Message})
+		out = append(out, xmlBatchError{ID: e.ID, SenderFault: e.SenderFault, Code: e.Code, Message: herald.ClipMessage(e.Message)})
 	}
 	return out
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/heraldmq/herald"
 	"github.com/heraldmq/herald/awsauth"
 	"github.com/heraldmq/herald/sqs"
 )
@@ -31,7 +32,7 @@ func (s *sqsService) HasAction(action string) bool {
 func (s *sqsService) serveJSON(w http.ResponseWriter, c *Call) {
 	act, ok := sqsJSONActions[c.Action]
 	if !ok {
-		s.writeJSONError(w, c, sqs.ErrInvalidAction(c.Action))
+		s.writeJSONError(w, c, sqs.ErrInvalidAction(herald.Clip(c.Action)))
 		return
 	}
 	d := newJSONDecoder(c)
@@ -50,7 +51,7 @@ func (s *sqsService) serveJSON(w http.ResponseWriter, c *Call) {
 func (s *sqsService) ServeQuery(w http.ResponseWriter, c *Call) {
 	act, ok := sqsQueryActions[c.Action]
 	if !ok {
-		s.WriteQueryError(w, c, sqs.ErrInvalidAction(c.Action))
+		s.WriteQueryError(w, c, sqs.ErrInvalidAction(herald.Clip(c.Action)))
 		return
 	}
 	result, err := act(c.Request.Context(), s.api, callerOf(c), newQueryParams(c))
@@ -67,12 +68,13 @@ func (s *sqsService) ServeQuery(w http.ResponseWriter, c *Call) {
 	writeXML(w, http.StatusOK, resp)
 }
 
-// WriteQueryError answers with err as an SQS <ErrorResponse>.
+// WriteQueryError answers with err as an SQS <ErrorResponse>. Like every
+// error writer of the edge, it bounds the message with herald.ClipMessage.
 func (s *sqsService) WriteQueryError(w http.ResponseWriter, c *Call, err error) {
 	e := s.toError(c, err)
 	writeXML(w, e.Status, xmlErrorResponse{
 		Xmlns:     sqsNamespace,
-		Error:     xmlError{Type: e.Fault(), Code: e.QueryCode, Message: e.Message},
+		Error:     xmlError{Type: e.Fault(), Code: herald.Clip(e.QueryCode), Message: herald.ClipMessage(e.Message)},
 		RequestID: c.RequestID,
 	})
 }
@@ -84,8 +86,10 @@ func (s *sqsService) writeJSONError(w http.ResponseWriter, c *Call, err error) {
 	if coralErrors[e.Code] {
 		jsonType = "com.amazon.coral.service#" + e.Code
 	}
-	w.Header().Set("x-amzn-query-error", e.QueryErrorHeader())
-	writeJSONResponse(w, e.Status, jsonErrorBody{Type: jsonType, Message: e.Message})
+	// Codes are Herald's own, never client input; the header is clipped
+	// all the same so that no header can grow with a request.
+	w.Header().Set("x-amzn-query-error", herald.Clip(e.QueryErrorHeader()))
+	writeJSONResponse(w, e.Status, jsonErrorBody{Type: herald.Clip(jsonType), Message: herald.ClipMessage(e.Message)})
 }
 
 // toError converts any error met answering c into an *sqs.Error, logging

@@ -13,6 +13,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+
+	"github.com/heraldmq/herald"
 )
 
 const (
@@ -161,7 +163,7 @@ func (v *Verifier) Verify(r *http.Request, body []byte) (Identity, error) {
 
 	signingTime, perr := time.Parse(amzDateLayout, in.amzDate)
 	if perr != nil {
-		return Identity{}, errIncomplete("X-Amz-Date %q is not in the ISO 8601 basic format YYYYMMDD'T'HHMMSS'Z'", in.amzDate)
+		return Identity{}, errIncomplete("X-Amz-Date %q is not in the ISO 8601 basic format YYYYMMDD'T'HHMMSS'Z'", herald.Clip(in.amzDate))
 	}
 	if got := signingTime.Format(scopeDateLayout); got != in.scopeDate {
 		return Identity{}, errMismatch("credential scope date %s differs from the date %s of X-Amz-Date", in.scopeDate, got)
@@ -180,7 +182,7 @@ func (v *Verifier) Verify(r *http.Request, body []byte) (Identity, error) {
 		return Identity{}, e
 	}
 	if wantHeaders != in.signedHeaders {
-		return Identity{}, errMismatch("signed headers %q cannot be reproduced (expected %q)", in.signedHeaders, wantHeaders)
+		return Identity{}, errMismatch("signed headers %q cannot be reproduced (expected %q)", herald.Clip(in.signedHeaders), herald.Clip(wantHeaders))
 	}
 	if subtle.ConstantTimeCompare([]byte(wantSig), []byte(in.signature)) != 1 {
 		return Identity{}, errMismatch("the signature does not match the one computed from the request and the secret key of %s", in.accessKey)
@@ -267,7 +269,7 @@ func (v *Verifier) recompute(r *http.Request, in *authInput, secret, payloadHash
 		default:
 			values := r.Header.Values(name)
 			if len(values) == 0 {
-				return "", "", errMismatch("signed header %q is not present in the request", name)
+				return "", "", errMismatch("signed header %q is not present in the request", herald.Clip(name))
 			}
 			cp.Header[http.CanonicalHeaderKey(name)] = append([]string(nil), values...)
 		}
@@ -279,22 +281,22 @@ func (v *Verifier) recompute(r *http.Request, in *authInput, secret, payloadHash
 		signedURI, _, err := v.signer.PresignHTTP(ctx, creds, cp, payloadHash, in.service, in.region, signingTime,
 			func(o *v4.SignerOptions) { o.DisableHeaderHoisting = true })
 		if err != nil {
-			return "", "", errMismatch("cannot recompute the signature: %v", err)
+			return "", "", errMismatch("cannot recompute the signature: %s", herald.Clip(err.Error()))
 		}
 		signed, err := url.Parse(signedURI)
 		if err != nil {
-			return "", "", errMismatch("cannot recompute the signature: %v", err)
+			return "", "", errMismatch("cannot recompute the signature: %s", herald.Clip(err.Error()))
 		}
 		q := signed.Query()
 		return q.Get(querySignedHeaders), q.Get(querySignature), nil
 	}
 
 	if err := v.signer.SignHTTP(ctx, creds, cp, payloadHash, in.service, in.region, signingTime); err != nil {
-		return "", "", errMismatch("cannot recompute the signature: %v", err)
+		return "", "", errMismatch("cannot recompute the signature: %s", herald.Clip(err.Error()))
 	}
 	out, perr := parseAuthorization(cp.Header.Get(headerAuthorization))
 	if perr != nil {
-		return "", "", errMismatch("cannot recompute the signature: %v", perr.Message)
+		return "", "", errMismatch("cannot recompute the signature: %s", herald.Clip(perr.Message))
 	}
 	return out.signedHeaders, out.signature, nil
 }
@@ -348,10 +350,10 @@ func parseAuthorization(header string) (*authInput, *Error) {
 		}
 		k, val, ok := strings.Cut(part, "=")
 		if !ok {
-			return nil, errIncomplete("malformed Authorization component %q", part)
+			return nil, errIncomplete("malformed Authorization component %q", herald.Clip(part))
 		}
 		if _, dup := fields[k]; dup {
-			return nil, errIncomplete("Authorization component %s appears more than once", k)
+			return nil, errIncomplete("Authorization component %s appears more than once", herald.Clip(k))
 		}
 		fields[k] = val
 	}
@@ -412,15 +414,15 @@ func parsePresigned(q url.Values) (*authInput, *Error) {
 func (in *authInput) parseCredential(cred string) *Error {
 	parts := strings.Split(cred, "/")
 	if len(parts) != 5 || parts[4] != scopeTerminator {
-		return errIncomplete("credential %q must have the form ACCESSKEY/YYYYMMDD/REGION/SERVICE/%s", cred, scopeTerminator)
+		return errIncomplete("credential %q must have the form ACCESSKEY/YYYYMMDD/REGION/SERVICE/%s", herald.Clip(cred), scopeTerminator)
 	}
 	for _, p := range parts[:4] {
 		if p == "" {
-			return errIncomplete("credential %q has an empty component", cred)
+			return errIncomplete("credential %q has an empty component", herald.Clip(cred))
 		}
 	}
 	if _, err := time.Parse(scopeDateLayout, parts[1]); err != nil {
-		return errIncomplete("credential scope date %q is not YYYYMMDD", parts[1])
+		return errIncomplete("credential scope date %q is not YYYYMMDD", herald.Clip(parts[1]))
 	}
 	in.accessKey, in.scopeDate, in.region, in.service = parts[0], parts[1], parts[2], parts[3]
 	return nil
@@ -432,7 +434,7 @@ func checkSignedHeaders(list string) *Error {
 	hasHost := false
 	for name := range strings.SplitSeq(list, ";") {
 		if name == "" || name != strings.ToLower(name) {
-			return errIncomplete("SignedHeaders %q must be a ';'-separated list of lower-case header names", list)
+			return errIncomplete("SignedHeaders %q must be a ';'-separated list of lower-case header names", herald.Clip(list))
 		}
 		if name == "host" {
 			hasHost = true

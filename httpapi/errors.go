@@ -26,12 +26,18 @@ func statusOf(code string) int {
 		return http.StatusConflict
 	case herald.EUnavailable:
 		return http.StatusServiceUnavailable
+	case herald.EUnauthenticated:
+		return http.StatusUnauthorized
+	case herald.EForbidden:
+		return http.StatusForbidden
 	default:
 		return http.StatusInternalServerError
 	}
 }
 
-// toErrorBody returns the client-facing form of err.
+// toErrorBody returns the client-facing form of err. The message is
+// bounded with herald.ClipMessage, so that no error repeats more than a
+// few hundred bytes of what a client sent, however its message was built.
 func toErrorBody(err error) (int, api.ErrorBody) {
 	var maxErr *http.MaxBytesError
 	if errors.As(err, &maxErr) {
@@ -43,7 +49,7 @@ func toErrorBody(err error) (int, api.ErrorBody) {
 		return statusClientClosed, api.ErrorBody{Code: "canceled", Message: "the client closed the request"}
 	}
 	code := herald.ErrorCode(err)
-	return statusOf(code), api.ErrorBody{Code: code, Message: herald.ErrorMessage(err)}
+	return statusOf(code), api.ErrorBody{Code: code, Message: herald.ClipMessage(herald.ErrorMessage(err))}
 }
 
 // writeError answers with err in Herald's error shape, logging the ones that

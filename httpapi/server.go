@@ -90,7 +90,7 @@ func (s *Server) route(pattern string, ms methods) {
 			writeError(w, r, s.log, herald.Errorf(herald.ENotFound, "no such endpoint: %s %s", r.Method, r.URL.Path))
 		default:
 			writeJSON(w, http.StatusMethodNotAllowed, api.ErrorResponse{Error: api.ErrorBody{
-				Code: "method_not_allowed", Message: r.Method + " is not allowed on " + pattern}})
+				Code: "method_not_allowed", Message: herald.Clip(r.Method) + " is not allowed on " + pattern}})
 		}
 	})
 }

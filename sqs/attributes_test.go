@@ -50,7 +50,9 @@ func TestNewQueueAttributes(t *testing.T) {
 		{"not a number", "q", m{"VisibilityTimeout": "ten"}, CodeInvalidAttributeValue, nil},
 		{"unknown", "q", m{"Colour": "blue"}, CodeInvalidAttributeName, nil},
 		{"read-only", "q", m{"QueueArn": "x"}, CodeInvalidAttributeName, nil},
-		{"policy", "q", m{"Policy": `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"sqs:SendMessage"}]}`}, "", func(q QueueAttributes) bool { return q.Policy == `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"sqs:SendMessage"}]}` }},
+		{"policy", "q", m{"Policy": `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"sqs:SendMessage"}]}`}, "", func(q QueueAttributes) bool {
+			return q.Policy == `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"sqs:SendMessage"}]}`
+		}},
 		{"policy without statements", "q", m{"Policy": `{"Version":"2012-10-17"}`}, CodeInvalidAttributeValue, nil},
 		{"bad policy", "q", m{"Policy": `{`}, CodeInvalidAttributeValue, nil},
 		{"redrive", "q", m{"RedrivePolicy": `{"deadLetterTargetArn":"` + dlqARN + `","maxReceiveCount":"3"}`}, "",
@@ -120,7 +122,7 @@ func TestApply(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			create := m{"RedrivePolicy": `{"deadLetterTargetArn":"` + dlqARN + `","maxReceiveCount":3}`,
 				"RedriveAllowPolicy": `{"redrivePermission":"allowAll"}`,
-				"Policy": `{"Statement":{"Effect":"Deny","Principal":"*","Action":"sqs:PurgeQueue"}}`}
+				"Policy":             `{"Statement":{"Effect":"Deny","Principal":"*","Action":"sqs:PurgeQueue"}}`}
 			if IsFIFOName(tt.qname) {
 				create = m{"FifoQueue": "true"}
 			}

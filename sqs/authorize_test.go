@@ -18,7 +18,6 @@ type queueAction struct {
 	run   func(e *env, c sqs.Caller, url, handle string) error
 }
 
-
 // queueActions lists every SQS action that names a queue.
 func queueActions() []queueAction {
 	ctx := context.Background()

@@ -183,7 +183,7 @@ func ErrInvalidAction(action string) *Error {
 
 // ErrReceiptHandleIsInvalid reports a receipt handle Herald did not issue.
 func ErrReceiptHandleIsInvalid(handle string) *Error {
-	return NewError(CodeReceiptHandleIsInvalid, "The input receipt handle %q is not a valid receipt handle.", handle)
+	return NewError(CodeReceiptHandleIsInvalid, "The input receipt handle %q is not a valid receipt handle.", herald.Clip(handle))
 }
 
 // ErrPurgeQueueInProgress reports a second PurgeQueue of the named queue

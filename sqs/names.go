@@ -3,6 +3,8 @@ package sqs
 import (
 	"net/url"
 	"strings"
+
+	"github.com/heraldmq/herald"
 )
 
 // FIFOSuffix ends the name of every FIFO queue; it counts toward the
@@ -101,7 +103,7 @@ func QueueURL(scheme, host, account, name string) string {
 // error is InvalidAddress for anything else.
 func ParseQueueURL(raw string) (account, name string, err error) {
 	bad := func() (string, string, error) {
-		return "", "", NewError(CodeInvalidAddress, "The address %s is not valid for this endpoint.", raw)
+		return "", "", NewError(CodeInvalidAddress, "The address %s is not valid for this endpoint.", herald.Clip(raw))
 	}
 	path := raw
 	if strings.Contains(raw, "://") {

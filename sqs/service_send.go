@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/heraldmq/herald"
 )
 
 // outgoing is one message to send, from SendMessage or a batch entry.
@@ -132,7 +133,7 @@ func sendOutput(q *Queue, m *Message, id uuid.UUID) SendMessageOutput {
 
 // invalidParameter is AWS's message for a bad parameter value.
 func invalidParameter(name, value, reason string) *Error {
-	return ErrInvalidParameterValue("Value %s for parameter %s is invalid. Reason: %s", value, name, reason)
+	return ErrInvalidParameterValue("Value %s for parameter %s is invalid. Reason: %s", herald.Clip(value), name, reason)
 }
 
 // notForQueueType is AWS's reason for a parameter the queue type rejects.

@@ -2,9 +2,12 @@ package ws
 
 import (
 	"errors"
+	"net/http"
+
 	"github.com/heraldmq/herald"
 	"github.com/heraldmq/herald/api"
 	"github.com/heraldmq/herald/cache"
+	"github.com/heraldmq/herald/sqs"
 )
 
 // inFrame is any frame a client sends; which members count depends on Type.
@@ -78,16 +81,27 @@ const (
 // frame.
 var ErrForbidden = errors.New("forbidden by the client's token")
 
-// codeOf maps a domain error to an error frame code.
+// codeOf maps a domain error to an error frame code. Only Herald's own
+// failures are "internal": an SQS error the client caused (a malformed
+// receipt handle, a queue it may not read) maps to the code that says so.
 func codeOf(err error) string {
 	if errors.Is(err, ErrForbidden) {
 		return codeForbidden
+	}
+	if errors.Is(err, ErrQueuePushClosed) {
+		return codeNotFound // the queue subscription ended meanwhile
+	}
+	var se *sqs.Error
+	if errors.As(err, &se) {
+		return sqsCodeOf(se)
 	}
 	switch herald.ErrorCode(err) {
 	case herald.EInvalid, herald.ETooLarge, herald.EConflict:
 		return codeInvalid
 	case herald.ENotFound:
 		return codeNotFound
+	case herald.EForbidden, herald.EUnauthenticated:
+		return codeForbidden
 	case herald.EUnavailable:
 		return codeUnavailable
 	default:
@@ -95,15 +109,40 @@ func codeOf(err error) string {
 	}
 }
 
+// sqsCodeOf maps an SQS error to an error frame code: the client's faults
+// by what they say, the server's to unavailable or internal.
+func sqsCodeOf(e *sqs.Error) string {
+	switch e.Code {
+	case sqs.CodeAccessDenied, sqs.CodeInvalidSecurity:
+		return codeForbidden
+	case sqs.CodeQueueDoesNotExist, sqs.CodeResourceNotFound:
+		return codeNotFound
+	case sqs.CodeRequestThrottled, sqs.CodeServiceUnavailable:
+		return codeUnavailable
+	}
+	if e.Sender {
+		return codeInvalid // ReceiptHandleIsInvalid, InvalidParameterValue, ...
+	}
+	if e.Status == http.StatusServiceUnavailable {
+		return codeUnavailable
+	}
+	return codeInternal
+}
+
 // messageOf is the client-facing text of err.
 func messageOf(err error) string {
-	switch codeOf(err) {
-	case codeInternal:
+	if codeOf(err) == codeInternal {
 		return "internal error"
-	case codeForbidden:
-		return err.Error()
 	}
-	return herald.ErrorMessage(err)
+	var se *sqs.Error
+	var he *herald.Error
+	switch {
+	case errors.As(err, &se): // as codeOf, before a domain error it wraps
+		return se.Message
+	case errors.As(err, &he):
+		return he.Message
+	}
+	return err.Error() // ErrForbidden (as a hook wrapped it), ErrQueuePushClosed
 }
 
 // toWire is a stored message as the HTTP API shows it (httpapi's toWire).

@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/heraldmq/herald"
 )
 
 // Close codes of the protocol beyond RFC 6455's.
@@ -234,9 +236,11 @@ func (c *conn) send(v any) bool {
 	return c.out.put(c.ctx, outItem{b: b, n: len(b)})
 }
 
-// sendError answers request id with an error frame.
+// sendError answers request id with an error frame. Messages repeat
+// client input only through herald.Clip; the whole message is bounded by
+// herald.ClipMessage all the same.
 func (c *conn) sendError(id, code, msg string) {
-	c.send(errorFrame{Type: "error", ID: id, Code: code, Message: msg})
+	c.send(errorFrame{Type: "error", ID: id, Code: code, Message: herald.ClipMessage(msg)})
 }
 
 // sendErr answers request id with the error frame of a domain error.

@@ -22,7 +22,7 @@ func (c *conn) publish(f *inFrame) {
 		}
 		for _, p := range md.Paths {
 			if !c.grants.CanPublish(p) {
-				c.sendError(f.ID, codeForbidden, "the token does not allow publishing to "+p)
+				c.sendError(f.ID, codeForbidden, "the token does not allow publishing to "+herald.Clip(p))
 				return
 			}
 		}
@@ -48,7 +48,7 @@ func (c *conn) query(f *inFrame) error {
 			return malformed("member \"pattern\" is required for query latest")
 		}
 		if !c.grants.CanSubscribe(f.Pattern) {
-			c.sendError(f.ID, codeForbidden, "the token does not allow reading "+f.Pattern)
+			c.sendError(f.ID, codeForbidden, "the token does not allow reading "+herald.Clip(f.Pattern))
 			return nil
 		}
 		items, pg, err := svc.Latest(c.ctx, f.Pattern, f.Cursor, f.Limit)
@@ -66,7 +66,7 @@ func (c *conn) query(f *inFrame) error {
 			return malformed("member \"path\" is required for query all")
 		}
 		if !c.grants.CanSubscribe(f.Path) {
-			c.sendError(f.ID, codeForbidden, "the token does not allow reading "+f.Path)
+			c.sendError(f.ID, codeForbidden, "the token does not allow reading "+herald.Clip(f.Path))
 			return nil
 		}
 		msgs, pg, err := svc.All(c.ctx, f.Path, f.Cursor, f.Limit)
@@ -100,7 +100,7 @@ func (c *conn) query(f *inFrame) error {
 	case "":
 		return malformed("member \"query\" is required")
 	default:
-		return malformed("query must be latest, all or get, not %q", f.Query)
+		return malformed("query must be latest, all or get, not %q", herald.Clip(f.Query))
 	}
 	return nil
 }
@@ -125,7 +125,7 @@ func (c *conn) queueFrame(f *inFrame) error {
 		delete(c.queues, f.Queue)
 		c.mu.Unlock()
 		if !ok {
-			c.sendError(f.ID, codeNotFound, "not subscribed to queue "+f.Queue)
+			c.sendError(f.ID, codeNotFound, "not subscribed to queue "+herald.Clip(f.Queue))
 			return nil
 		}
 		qp.Close()
@@ -135,7 +135,7 @@ func (c *conn) queueFrame(f *inFrame) error {
 		qp, ok := c.queues[f.Queue]
 		c.mu.Unlock()
 		if !ok {
-			c.sendError(f.ID, codeNotFound, "not subscribed to queue "+f.Queue)
+			c.sendError(f.ID, codeNotFound, "not subscribed to queue "+herald.Clip(f.Queue))
 			return nil
 		}
 		var err error
@@ -159,7 +159,7 @@ func (c *conn) subscribeQueue(f *inFrame) {
 		return
 	}
 	if !c.grants.CanQueue(queueName(f.Queue)) {
-		c.sendError(f.ID, codeForbidden, "the token does not allow the queue "+f.Queue)
+		c.sendError(f.ID, codeForbidden, "the token does not allow the queue "+herald.Clip(f.Queue))
 		return
 	}
 	vt, mif := DefaultVisibility, DefaultMaxInFlight
@@ -178,7 +178,7 @@ func (c *conn) subscribeQueue(f *inFrame) {
 	full := len(c.subs)+len(c.queues) >= c.h.cfg.MaxSubscriptions
 	c.mu.Unlock()
 	if dup {
-		c.sendError(f.ID, codeInvalid, "already subscribed to queue "+f.Queue)
+		c.sendError(f.ID, codeInvalid, "already subscribed to queue "+herald.Clip(f.Queue))
 		return
 	}
 	if full {

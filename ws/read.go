@@ -8,6 +8,8 @@ import (
 	"fmt"
 
 	"github.com/coder/websocket"
+
+	"github.com/heraldmq/herald"
 )
 
 func marshal(v any) ([]byte, error) { return json.Marshal(v) }
@@ -102,7 +104,7 @@ func (c *conn) handle(f *inFrame) error {
 	case "":
 		return malformed("member \"type\" is required")
 	default:
-		return malformed("unknown frame type %q", f.Type)
+		return malformed("unknown frame type %q", herald.Clip(f.Type))
 	}
 	return nil
 }

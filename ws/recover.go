@@ -47,7 +47,7 @@ func (c *conn) parseRecovery(f *inFrame) (*recovery, error) {
 	}
 	t, err := time.Parse(time.RFC3339Nano, f.Since)
 	if err != nil {
-		return nil, herald.Errorf(herald.EInvalid, "since must be a message_uuid or an RFC 3339 time, not %q", f.Since)
+		return nil, herald.Errorf(herald.EInvalid, "since must be a message_uuid or an RFC 3339 time, not %q", herald.Clip(f.Since))
 	}
 	r.from = t.UTC()
 	return r, nil

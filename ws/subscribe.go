@@ -108,7 +108,7 @@ func (c *conn) subscribe(f *inFrame) error {
 			return malformed("member \"since\" is required for mode recover")
 		}
 	default:
-		return malformed("mode must be live, latest or recover, not %q", f.Mode)
+		return malformed("mode must be live, latest or recover, not %q", herald.Clip(f.Mode))
 	}
 	pat, err := paths.ParsePattern(f.Pattern)
 	if err != nil {
@@ -116,7 +116,7 @@ func (c *conn) subscribe(f *inFrame) error {
 		return nil
 	}
 	if !c.grants.CanSubscribe(f.Pattern) {
-		c.sendError(f.ID, codeForbidden, "the token does not allow subscribing to "+f.Pattern)
+		c.sendError(f.ID, codeForbidden, "the token does not allow subscribing to "+herald.Clip(f.Pattern))
 		return nil
 	}
 	var rec *recovery
@@ -135,7 +135,7 @@ func (c *conn) subscribe(f *inFrame) error {
 	if _, dup := c.subs[f.Pattern]; dup {
 		c.mu.Unlock()
 		s.end()
-		c.sendError(f.ID, codeInvalid, "already subscribed to "+f.Pattern)
+		c.sendError(f.ID, codeInvalid, "already subscribed to "+herald.Clip(f.Pattern))
 		return nil
 	}
 	if len(c.subs)+len(c.queues) >= c.h.cfg.MaxSubscriptions {
@@ -189,7 +189,7 @@ func (c *conn) unsubscribe(f *inFrame) {
 	delete(c.subs, f.Pattern)
 	c.mu.Unlock()
 	if !ok {
-		c.sendError(f.ID, codeNotFound, "not subscribed to "+f.Pattern)
+		c.sendError(f.ID, codeNotFound, "not subscribed to "+herald.Clip(f.Pattern))
 		return
 	}
 	s.stop()

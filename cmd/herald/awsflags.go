@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,6 +17,7 @@ import (
 type awsConfig struct {
 	account    string
 	region     string
+	regions    string // --aws-regions as given; see servedRegions
 	accessKeys string // AKID:SECRET[:ACCOUNT],...
 	limits     sqsLimits
 	// snsKeyFile and snsCertFile hold the key and certificate SNS signs
@@ -37,6 +39,7 @@ func (c *awsConfig) register(fs *flag.FlagSet) {
 	c.limits = sqsLimits{sqs.DefaultLimits()}
 	fs.StringVar(&c.account, "aws-account", "000000000000", "AWS account id of queues and topics when requests are not signed (or keys name no account)")
 	fs.StringVar(&c.region, "aws-region", "us-east-1", "AWS region named in ARNs")
+	fs.StringVar(&c.regions, "aws-regions", "", "AWS regions requests are served for, comma-separated, or * for any: when --aws-access-keys is set, a signature scoped to another region is refused (SignatureDoesNotMatch); default: --aws-region")
 	fs.StringVar(&c.accessKeys, "aws-access-keys", "", "AWS access keys accepted by the SQS/SNS APIs, comma-separated AKID:SECRET or AKID:SECRET:ACCOUNT; when set, every AWS request must carry a valid SigV4 signature (prefer the environment variable)")
 	fs.Var(&c.limits, "sqs-limit", "override one SQS limit, NAME=VALUE (repeatable), e.g. MaxMaximumMessageSize=2097152; names: "+strings.Join(limitNames(), ", "))
 	fs.StringVar(&c.receiptSecret, "sqs-receipt-secret", "", "secret keying SQS receipt handles so clients cannot forge them; every node of a cluster needs the same (prefer the environment variable)")
@@ -48,6 +51,47 @@ func (c *awsConfig) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.redisPassword, "redis-password", "", "Redis password (prefer the environment variable)")
 	fs.IntVar(&c.redisDB, "redis-db", 0, "Redis database number")
 	fs.StringVar(&c.redisPrefix, "redis-key-prefix", "herald:sqs:", "prefix of every Redis key Herald writes")
+}
+
+// servedRegions reads --aws-regions: the regions the AWS edge serves
+// (awsapi.Config.Regions). Without the flag it is --aws-region alone; "*"
+// is nil, every region.
+func (c *awsConfig) servedRegions() ([]string, error) {
+	text := strings.TrimSpace(c.regions)
+	if text == "*" {
+		return nil, nil
+	}
+	var out []string
+	for part := range strings.SplitSeq(text, ",") {
+		r := strings.TrimSpace(part)
+		if r == "" {
+			continue
+		}
+		if !validRegion(r) {
+			return nil, fmt.Errorf("--aws-regions: %q is not a region name (lower-case letters, digits and hyphens, e.g. eu-west-1)", r)
+		}
+		if !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	if len(out) == 0 {
+		return []string{c.region}, nil
+	}
+	return out, nil
+}
+
+// validRegion reports whether r could name an AWS region: lower-case
+// letters, digits and inner hyphens, at most 64 bytes.
+func validRegion(r string) bool {
+	if r == "" || len(r) > 64 || r[0] == '-' || r[len(r)-1] == '-' {
+		return false
+	}
+	for _, ch := range r {
+		if (ch < 'a' || ch > 'z') && (ch < '0' || ch > '9') && ch != '-' {
+			return false
+		}
+	}
+	return true
 }
 
 // accessKey is one configured AWS access key.

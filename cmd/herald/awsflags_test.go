@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"io"
+	"slices"
 	"testing"
 
 	"github.com/heraldmq/herald/sqs"
@@ -60,5 +61,47 @@ func TestSQSLimitFlagOverridesOneLimit(t *testing.T) {
 		if err := c.limits.Set(bad); err == nil {
 			t.Errorf("--sqs-limit %s was accepted", bad)
 		}
+	}
+}
+
+func TestAWSRegionsFlag(t *testing.T) {
+	cases := []struct {
+		name    string
+		args    []string
+		env     string // HERALD_AWS_REGIONS; "" leaves it unset
+		want    []string
+		wantErr bool
+	}{
+		{name: "default is --aws-region's default", want: []string{"us-east-1"}},
+		{name: "default follows --aws-region", args: []string{"--aws-region", "eu-west-3"}, want: []string{"eu-west-3"}},
+		{name: "list", args: []string{"--aws-regions", "us-east-1, eu-west-1,,us-east-1"}, want: []string{"us-east-1", "eu-west-1"}},
+		{name: "list replaces --aws-region", args: []string{"--aws-region", "eu-west-3", "--aws-regions", "ap-south-1"}, want: []string{"ap-south-1"}},
+		{name: "any region", args: []string{"--aws-regions", "*"}, want: nil},
+		{name: "from the environment", env: "us-west-2,eu-central-1", want: []string{"us-west-2", "eu-central-1"}},
+		{name: "only commas", args: []string{"--aws-regions", " , "}, want: []string{"us-east-1"}},
+		{name: "not a region", args: []string{"--aws-regions", "us-east-1,US_EAST"}, wantErr: true},
+		{name: "star among regions", args: []string{"--aws-regions", "us-east-1,*"}, wantErr: true},
+		{name: "trailing hyphen", args: []string{"--aws-regions", "eu-"}, wantErr: true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var c awsConfig
+			fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+			fs.SetOutput(io.Discard)
+			c.register(fs)
+			if tc.env != "" {
+				t.Setenv("HERALD_AWS_REGIONS", tc.env)
+			}
+			if err := parseFlags(fs, tc.args); err != nil {
+				t.Fatal(err)
+			}
+			got, err := c.servedRegions()
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("error %v, want error %v", err, tc.wantErr)
+			}
+			if !slices.Equal(got, tc.want) || (got == nil) != (tc.want == nil) {
+				t.Fatalf("regions %q, want %q", got, tc.want)
+			}
+		})
 	}
 }

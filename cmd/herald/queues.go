@@ -56,8 +56,13 @@ func openQueues(db cache.Store, cfg awsConfig, log *slog.Logger) (*queueService,
 // awsHandler is the AWS edge over the queue service, checking signatures
 // when access keys are configured.
 func awsHandler(q *queueService, t *topicService, creds credentials, cfg awsConfig, m *metrics.Metrics, log *slog.Logger) (*awsapi.Handler, error) {
+	regions, err := cfg.servedRegions()
+	if err != nil {
+		return nil, err
+	}
 	return awsapi.New(awsapi.Config{
-		SQS: q.svc, SNS: awsapi.NewSNSService(t.svc, log), Verifier: creds.verifier, KeyAccounts: creds.keyAccounts,
+		Regions: regions,
+		SQS:     q.svc, SNS: awsapi.NewSNSService(t.svc, log), Verifier: creds.verifier, KeyAccounts: creds.keyAccounts,
 		DefaultAccount: cfg.account, Logger: log, Observe: m.ObserveAWS,
 	}), nil
 }

@@ -183,5 +183,6 @@ func registerSNSMetrics(reg prometheus.Registerer, st *sns.Stats) {
 		counter(deliveries, help, "throttled", &st.Throttled),
 		counter(deliveries, help, "dead_lettered", &st.DeadLettered),
 		counter(deliveries, help, "dropped", &st.Dropped),
+		counter("herald_sns_forged_jobs_total", "Jobs on Herald's internal SNS queues refused for a missing or wrong seal (docs/security.md).", "", &st.Forged),
 	)
 }
