@@ -181,3 +181,24 @@ func TestForgedJobsNeverDeliver(t *testing.T) {
 	e.publish(t, sns.PublishInput{TopicARN: topic, Message: "genuine again"})
 	eventually(t, 5*time.Second, "the second genuine delivery", func() bool { _, d := e.http.count("https://example.com/real"); return d == 2 })
 }
+
+// Another account reaches none of a topic's subscriptions, by any
+// subscription action.
+func TestSubscriptionsCrossAccount(t *testing.T) {
+	e := newEnv(t)
+	topic := e.createTopic(t, "subs", nil)
+	queue := e.createQueue(t, "subq", nil)
+	sub := e.subscribe(t, topic, "sqs", queue, nil)
+	_, err := e.svc.GetSubscriptionAttributes(e.ctx, other, sub)
+	wantCode(t, err, sns.CodeAuthorizationError)
+	wantCode(t, e.svc.SetSubscriptionAttributes(e.ctx, other, sns.SetSubscriptionAttributesInput{SubscriptionARN: sub, AttributeName: "RawMessageDelivery", AttributeValue: "true"}), sns.CodeAuthorizationError)
+	wantCode(t, e.svc.Unsubscribe(e.ctx, other, sub), sns.CodeAuthorizationError)
+	out, err := e.svc.ListSubscriptions(e.ctx, other, "")
+	wantCode(t, err, "")
+	if len(out.Subscriptions) != 0 {
+		t.Fatalf("another account lists %d subscriptions", len(out.Subscriptions))
+	}
+	// The owner still can.
+	_, err = e.svc.GetSubscriptionAttributes(e.ctx, caller, sub)
+	wantCode(t, err, "")
+}

@@ -12,7 +12,6 @@ package ws
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -21,11 +20,13 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/heraldmq/herald"
+	"github.com/heraldmq/herald/access"
 )
 
 // Close codes of the protocol beyond RFC 6455's.
 const (
 	CloseAuthFailed   websocket.StatusCode = 4001
+	CloseTokenExpired websocket.StatusCode = 4003 // the credential expired while connected: reconnect with a new one
 	CloseSlowConsumer websocket.StatusCode = 4008
 )
 
@@ -49,13 +50,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 		return
 	}
-	var grants Grants = AllowAll{}
+	id := anonymous
 	var authErr error
 	if h.cfg.Authenticate != nil {
-		grants, authErr = h.cfg.Authenticate(r)
-		if authErr == nil && grants == nil {
-			authErr = errors.New("no grants")
-		}
+		id, authErr = h.cfg.Authenticate(r)
 	}
 	uw := &upgradeWriter{ResponseWriter: w, readSize: h.cfg.ReadBufferBytes, writeSize: h.cfg.WriteBufferBytes}
 	wsc, err := websocket.Accept(uw, r, &websocket.AcceptOptions{OriginPatterns: h.cfg.OriginPatterns})
@@ -69,11 +67,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	wsc.SetReadLimit(h.cfg.MaxFrameBytes)
-	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
+	// The identity rides in the context, so that the cache service checks
+	// every query and publish against it too.
+	ctx, cancel := context.WithCancel(access.WithIdentity(context.WithoutCancel(r.Context()), id))
 	c := &conn{
 		h:      h,
 		ws:     wsc,
-		grants: grants,
+		id:     id,
 		ctx:    ctx,
 		cancel: cancel,
 		subs:   map[string]*subscription{},
@@ -84,6 +84,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		wsc.Close(websocket.StatusGoingAway, "server shutting down")
 		cancel()
 		return
+	}
+	if !id.Expires.IsZero() {
+		expiry := time.AfterFunc(time.Until(id.Expires), func() {
+			c.closeWith(CloseTokenExpired, "token expired")
+		})
+		context.AfterFunc(ctx, func() { expiry.Stop() })
 	}
 	// The reader runs on a goroutine of its own so that this one, and
 	// with it net/http's request and connection state, ends now.
@@ -120,7 +126,7 @@ func closeReason(s string) string {
 type conn struct {
 	h      *Handler
 	ws     *websocket.Conn
-	grants Grants
+	id     access.Identity
 	ctx    context.Context // ends when the connection is being torn down
 	cancel context.CancelFunc
 	out    *sendQueue

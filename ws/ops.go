@@ -1,32 +1,16 @@
 package ws
 
 import (
-	"encoding/json"
 	"strings"
 
 	"github.com/heraldmq/herald"
 	"github.com/heraldmq/herald/api"
 )
 
-// publish serves a publish frame: the message is stored through the cache
-// (which validates it as the HTTP API does) once the grants allow each of
-// its paths.
+// publish serves a publish frame: the message is stored through the cache,
+// which validates it as the HTTP API does and checks the connection's
+// identity (carried by c.ctx) for each of its paths.
 func (c *conn) publish(f *inFrame) {
-	if _, all := c.grants.(AllowAll); !all {
-		var md struct {
-			Paths []string `json:"paths"`
-		}
-		if err := json.Unmarshal(f.Message.Metadata, &md); err != nil || len(md.Paths) == 0 {
-			c.sendError(f.ID, codeInvalid, "metadata must be a JSON object with a non-empty \"paths\" array of strings")
-			return
-		}
-		for _, p := range md.Paths {
-			if !c.grants.CanPublish(p) {
-				c.sendError(f.ID, codeForbidden, "the token does not allow publishing to "+herald.Clip(p))
-				return
-			}
-		}
-	}
 	m, _, err := c.h.cfg.Cache.Put(c.ctx, toInput(*f.Message))
 	if err != nil {
 		c.sendErr(f.ID, err)
@@ -47,10 +31,6 @@ func (c *conn) query(f *inFrame) error {
 		if f.Pattern == "" {
 			return malformed("member \"pattern\" is required for query latest")
 		}
-		if !c.grants.CanSubscribe(f.Pattern) {
-			c.sendError(f.ID, codeForbidden, "the token does not allow reading "+herald.Clip(f.Pattern))
-			return nil
-		}
 		items, pg, err := svc.Latest(c.ctx, f.Pattern, f.Cursor, f.Limit)
 		if err != nil {
 			c.sendErr(f.ID, err)
@@ -64,10 +44,6 @@ func (c *conn) query(f *inFrame) error {
 	case "all":
 		if f.Path == "" {
 			return malformed("member \"path\" is required for query all")
-		}
-		if !c.grants.CanSubscribe(f.Path) {
-			c.sendError(f.ID, codeForbidden, "the token does not allow reading "+herald.Clip(f.Path))
-			return nil
 		}
 		msgs, pg, err := svc.All(c.ctx, f.Path, f.Cursor, f.Limit)
 		if err != nil {
@@ -86,14 +62,6 @@ func (c *conn) query(f *inFrame) error {
 		m, err := svc.Get(c.ctx, f.MessageUUID)
 		if err != nil {
 			c.sendErr(f.ID, err)
-			return nil
-		}
-		allowed := false
-		for _, p := range m.Paths {
-			allowed = allowed || c.grants.CanSubscribe(p)
-		}
-		if !allowed {
-			c.sendError(f.ID, codeForbidden, "the token does not allow reading this message")
 			return nil
 		}
 		c.send(reply("result", f.ID, map[string]any{"items": []api.Message{toWire(m)}, "next_cursor": ""}))
@@ -158,7 +126,7 @@ func (c *conn) subscribeQueue(f *inFrame) {
 		c.sendError(f.ID, codeUnavailable, "queue push is not enabled on this server")
 		return
 	}
-	if !c.grants.CanQueue(queueName(f.Queue)) {
+	if !c.id.Grants.CanQueue(queueName(f.Queue)) {
 		c.sendError(f.ID, codeForbidden, "the token does not allow the queue "+herald.Clip(f.Queue))
 		return
 	}
@@ -202,7 +170,7 @@ func (c *conn) subscribeQueue(f *inFrame) {
 		}
 		return nil
 	}
-	qp, err := c.h.cfg.NewQueuePush(c.ctx, c.grants, f.Queue, vt, mif, send)
+	qp, err := c.h.cfg.NewQueuePush(c.ctx, c.id, f.Queue, vt, mif, send)
 	if err != nil {
 		c.sendErr(f.ID, err)
 		return

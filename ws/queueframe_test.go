@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/heraldmq/herald"
+	"github.com/heraldmq/herald/access"
 	"github.com/heraldmq/herald/sqs"
 )
 
@@ -57,7 +58,7 @@ func newQueueWSEnv(t *testing.T) (*env, *queueEnv, func() []slog.Level) {
 	logger, levels := newLevelLog(t)
 	e := newEnv(t, func(c *Config) {
 		c.Logger = logger
-		c.NewQueuePush = func(_ context.Context, _ Grants, queue string, vt, maxInFlight int, send func(any) error) (QueuePush, error) {
+		c.NewQueuePush = func(_ context.Context, _ access.Identity, queue string, vt, maxInFlight int, send func(any) error) (QueuePush, error) {
 			return NewSQSQueuePush(qe.svc, queueTestCaller, queue, vt, maxInFlight, send)
 		}
 	})

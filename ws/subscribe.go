@@ -115,8 +115,8 @@ func (c *conn) subscribe(f *inFrame) error {
 		c.sendErr(f.ID, herald.Errorf(herald.EInvalid, "pattern: %v", err))
 		return nil
 	}
-	if !c.grants.CanSubscribe(f.Pattern) {
-		c.sendError(f.ID, codeForbidden, "the token does not allow subscribing to "+herald.Clip(f.Pattern))
+	if err := c.h.cfg.Cache.AuthorizeRead(c.ctx, f.Pattern); err != nil {
+		c.sendErr(f.ID, err)
 		return nil
 	}
 	var rec *recovery

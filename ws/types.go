@@ -6,25 +6,13 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/heraldmq/herald/access"
 	"github.com/heraldmq/herald/cache"
 )
 
-// Grants says what one connection's credentials allow.
-type Grants interface {
-	// CanSubscribe reports whether every path pattern can match may be read.
-	CanSubscribe(pattern string) bool
-	// CanPublish reports whether a message may be published to path.
-	CanPublish(path string) bool
-	// CanQueue reports whether the named SQS queue may be consumed.
-	CanQueue(name string) bool
-}
-
-// AllowAll grants everything; it is used when Config.Authenticate is nil.
-type AllowAll struct{}
-
-func (AllowAll) CanSubscribe(string) bool { return true }
-func (AllowAll) CanPublish(string) bool   { return true }
-func (AllowAll) CanQueue(string) bool     { return true }
+// anonymous is the identity of every client when Config.Authenticate is
+// nil: every grant.
+var anonymous = access.Identity{Subject: "anonymous", Grants: access.AllowAll()}
 
 // QueuePush is one connection's push subscription to an SQS queue.
 type QueuePush interface {
@@ -40,7 +28,9 @@ type QueuePush interface {
 // name) to a connection: send writes one frame (a queue_message) to the
 // client, blocking while the connection's send queue is full, and fails
 // once the connection is gone. vt is the visibility timeout in seconds.
-type NewQueuePushFunc func(ctx context.Context, grants Grants, queueName string, vt, maxInFlight int, send func(frame any) error) (QueuePush, error)
+// id is the connection's identity: the queue is looked up, and consumed,
+// in its account.
+type NewQueuePushFunc func(ctx context.Context, id access.Identity, queueName string, vt, maxInFlight int, send func(frame any) error) (QueuePush, error)
 
 // Defaults of Config's limits.
 const (
@@ -60,10 +50,11 @@ const (
 type Config struct {
 	Cache  *cache.Service
 	Events cache.Events
-	// Authenticate returns the grants of a connecting client; an error
+	// Authenticate returns the identity of a connecting client; an error
 	// closes the connection with 4001 right after the upgrade. Nil allows
-	// everything.
-	Authenticate func(r *http.Request) (Grants, error)
+	// everything. An identity that expires (a token's exp) is closed with
+	// 4003 when it does.
+	Authenticate func(r *http.Request) (access.Identity, error)
 	// NewQueuePush serves subscribe_queue; nil answers it "unavailable".
 	NewQueuePush NewQueuePushFunc
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/google/uuid"
+	"github.com/heraldmq/herald/access"
 	"github.com/heraldmq/herald/cache"
 )
 
@@ -182,16 +183,11 @@ func TestRecoverLimitTruncates(t *testing.T) {
 	}
 }
 
-// grants allows paths under a prefix.
-type grants struct{ prefix string }
-
-func (g grants) CanSubscribe(p string) bool { return strings.HasPrefix(p, g.prefix) }
-func (g grants) CanPublish(p string) bool   { return strings.HasPrefix(p, g.prefix) }
-func (g grants) CanQueue(n string) bool     { return n == "mine" }
-
 func TestForbidden(t *testing.T) {
 	e := newEnv(t, func(c *Config) {
-		c.Authenticate = func(*http.Request) (Grants, error) { return grants{"dev.42."}, nil }
+		c.Authenticate = func(*http.Request) (access.Identity, error) {
+			return access.Identity{Grants: access.Grants{Subscribe: []string{"dev.42.#"}, Publish: []string{"dev.42.#"}, Queues: []string{"mine"}}}, nil
+		}
 	})
 	c := e.dial(t)
 	tests := []map[string]any{
@@ -219,7 +215,7 @@ func TestForbidden(t *testing.T) {
 
 func TestAuthFailure(t *testing.T) {
 	e := newEnv(t, func(c *Config) {
-		c.Authenticate = func(*http.Request) (Grants, error) { return nil, errors.New("token expired") }
+		c.Authenticate = func(*http.Request) (access.Identity, error) { return access.Identity{}, errors.New("token expired") }
 	})
 	c := e.dial(t)
 	_, err := c.read(5 * time.Second)
@@ -330,5 +326,33 @@ func TestSlowConsumer(t *testing.T) {
 	}
 	if n := e.h.Stats().SlowConsumers.Load(); n != 1 {
 		t.Errorf("SlowConsumers = %d, want 1", n)
+	}
+}
+
+// A connection whose credential expires is closed then with 4003, not only
+// checked at connect; it answers frames until that moment.
+func TestTokenExpiryClosesTheConnection(t *testing.T) {
+	expires := time.Now().Add(700 * time.Millisecond)
+	e := newEnv(t, func(c *Config) {
+		c.Authenticate = func(*http.Request) (access.Identity, error) {
+			return access.Identity{Grants: access.AllowAll(), Expires: expires}, nil
+		}
+	})
+	c := e.dial(t)
+	c.send(map[string]any{"type": "ping", "id": "1"})
+	c.expect("pong")
+	for {
+		_, err := c.read(5 * time.Second)
+		if err == nil {
+			continue
+		}
+		var ce websocket.CloseError
+		if !errors.As(err, &ce) || ce.Code != CloseTokenExpired {
+			t.Fatalf("got %v, want close 4003", err)
+		}
+		if time.Now().Before(expires) {
+			t.Fatal("closed before the token expired")
+		}
+		return
 	}
 }

@@ -53,6 +53,16 @@ func (g *accountGrants) Set(text string) error {
 	return nil
 }
 
+// topicGrants returns what a topic of an account may write through its
+// path subscriptions: its account's grants, or every path on a server
+// whose cache needs no identity (the zero-config default).
+func (g accountGrants) topicGrants(requireIdentity bool) func(account string) access.Grants {
+	if !requireIdentity {
+		return func(string) access.Grants { return access.AllowAll() }
+	}
+	return g.of
+}
+
 // of returns what account's keys may do in the cache.
 func (g accountGrants) of(account string) access.Grants {
 	patterns, ok := g[account]

@@ -132,7 +132,7 @@ func serve(ctx context.Context, cfg serveConfig, stderr io.Writer) error {
 		return err
 	}
 	defer queues.closer()
-	topics, err := openTopics(db, svc, cfg.auth.grants.of, queues, cfg.aws, cfg.store.dataDir, log)
+	topics, err := openTopics(db, svc, cfg.auth.grants.topicGrants(requireIdentity), queues, cfg.aws, cfg.store.dataDir, log)
 	if err != nil {
 		return err
 	}
@@ -144,7 +144,7 @@ func serve(ctx context.Context, cfg serveConfig, stderr io.Writer) error {
 	}
 	handler.SetAWSHandler(aws)
 	handler.HandleGET(snshttp.DefaultCertPath, topics.signer.CertHandler())
-	wsHandler, err := websocketHandler(cfg.ws, cfg.store.engine, svc, events.events, queues, cfg.aws, log)
+	wsHandler, err := websocketHandler(cfg.ws, cfg.store.engine, creds, cfg.auth.grants, svc, events.events, queues, cfg.aws, log)
 	if err != nil {
 		return err
 	}

@@ -16,40 +16,34 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/heraldmq/herald"
+	"github.com/heraldmq/herald/access"
 	"github.com/heraldmq/herald/cache"
+	"github.com/heraldmq/herald/httpapi"
 	"github.com/heraldmq/herald/sqs"
 	"github.com/heraldmq/herald/ws"
-	"github.com/heraldmq/herald/wsauth"
 )
 
-// websocketHandler builds the /v1/ws gateway: tokens checked by wsauth,
-// live fan-out through events, queue push through the SQS service.
-func websocketHandler(cfg wsConfig, engine string, svc *cache.Service, events cache.Events, queues *queueService, awsCfg awsConfig, log *slog.Logger) (*ws.Handler, error) {
-	keys, err := loadPublicKeys(cfg.publicKeyFiles)
-	if err != nil {
-		return nil, err
-	}
+// websocketHandler builds the /v1/ws gateway: identities established as
+// for the HTTP API (tokens, or SigV4 presigned URLs), live fan-out through
+// events, queue push through the SQS service in the client's account.
+func websocketHandler(cfg wsConfig, engine string, creds credentials, grants accountGrants, svc *cache.Service, events cache.Events, queues *queueService, awsCfg awsConfig, log *slog.Logger) (*ws.Handler, error) {
 	anonymous := cfg.anonymous == "true"
 	switch cfg.anonymous {
 	case "auto":
-		anonymous = engine == "embedded" && cfg.hs256Secret == "" && len(keys) == 0
+		anonymous = engine == "embedded" && !creds.configured()
 	case "true", "false":
 	default:
 		return nil, fmt.Errorf("--ws-anonymous %q: want auto, true or false", cfg.anonymous)
 	}
-	auth, err := wsauth.New(wsauth.Config{HS256Secret: []byte(cfg.hs256Secret), PublicKeys: keys,
-		Anonymous: anonymous, AnonymousGrants: wsauth.AllowAll()})
-	if err != nil {
-		return nil, err
+	ident := &httpapi.Identifier{Verifier: creds.verifier, KeyAccounts: creds.keyAccounts, DefaultAccount: awsCfg.account,
+		Tokens: creds.tokens, AccountGrants: grants.of}
+	if anonymous {
+		ident.Anonymous = &access.Identity{Account: awsCfg.account, Subject: "anonymous", Grants: access.AllowAll()}
 	}
 	return ws.NewHandler(ws.Config{
 		Cache: svc, Events: events,
-		Authenticate: func(r *http.Request) (ws.Grants, error) {
-			g, err := auth.Authenticate(r)
-			if err != nil {
-				return nil, err
-			}
-			return g, nil
+		Authenticate: func(r *http.Request) (access.Identity, error) {
+			return ident.Identify(r, 0)
 		},
 		NewQueuePush:     queuePush(queues.svc, awsCfg.account),
 		MaxFrameBytes:    int64(cfg.maxFrameBytes),
@@ -65,19 +59,29 @@ func websocketHandler(cfg wsConfig, engine string, svc *cache.Service, events ca
 	}), nil
 }
 
-// queuePush pushes a device's SQS queue (by name, in the default account)
-// over its WebSocket.
-func queuePush(api sqs.API, account string) ws.NewQueuePushFunc {
-	return func(ctx context.Context, grants ws.Grants, queueName string, vt, maxInFlight int, send func(frame any) error) (ws.QueuePush, error) {
+// queuePush pushes a device's SQS queue over its WebSocket. A queue named
+// by URL is looked up by that URL (so another account's queue is refused
+// by the SQS service, as the SQS API refuses it); a bare name is a queue
+// of the device's account.
+func queuePush(api sqs.API, defaultAccount string) ws.NewQueuePushFunc {
+	return func(ctx context.Context, id access.Identity, queueName string, vt, maxInFlight int, send func(frame any) error) (ws.QueuePush, error) {
 		name := queueName
 		if i := strings.LastIndexByte(name, '/'); i >= 0 {
 			name = name[i+1:]
 		}
-		if !grants.CanQueue(name) {
+		if !id.Grants.CanQueue(name) {
 			return nil, ws.ErrForbidden
 		}
-		caller := sqs.Caller{Account: account, SenderID: "websocket", Scheme: "http", Host: "localhost"}
-		url, err := api.GetQueueURL(ctx, caller, sqs.GetQueueURLInput{QueueName: name})
+		account := id.Account
+		if account == "" {
+			account = defaultAccount
+		}
+		caller := sqs.Caller{Account: account, SenderID: "websocket:" + id.Subject, Scheme: "http", Host: "localhost"}
+		in := sqs.GetQueueURLInput{QueueName: name}
+		if owner, _, err := sqs.ParseQueueURL(queueName); err == nil && strings.Contains(queueName, "/") {
+			in.QueueOwnerAWSAccountID = owner
+		}
+		url, err := api.GetQueueURL(ctx, caller, in)
 		if err != nil {
 			return nil, queueError(err)
 		}
@@ -122,6 +126,8 @@ func queueError(err error) error {
 	switch {
 	case se.Code == sqs.CodeQueueDoesNotExist:
 		return herald.Errorf(herald.ENotFound, "no queue named so in this account")
+	case se.Code == sqs.CodeAccessDenied:
+		return herald.Errorf(herald.EForbidden, "%s", se.Message)
 	case se.Sender:
 		return herald.Errorf(herald.EInvalid, "%s", se.Message)
 	default:
