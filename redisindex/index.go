@@ -201,39 +201,68 @@ func (ix *Index) Counts(ctx context.Context, q sqs.IndexQueue, now time.Time) (s
 func (ix *Index) Drop(ctx context.Context, q sqs.IndexQueue) error {
 	k := ix.keys(q.ID)
 	return ix.call(ctx, "redisindex.Drop", func(ctx context.Context) error {
-		return scriptDrop.Run(ctx, ix.client, k.state, k.groupPrefix).Err()
+		return scriptDrop.Run(ctx, ix.client, k.withLock(), k.groupPrefix).Err()
 	})
 }
 
 // MarkBuilt implements sqs.Index.
 func (ix *Index) MarkBuilt(ctx context.Context, q sqs.IndexQueue) error {
+	_, err := ix.markBuilt(ctx, q, "")
+	return err
+}
+
+// markBuilt marks q built, under the lease token when one is given;
+// false when that lease no longer holds.
+func (ix *Index) markBuilt(ctx context.Context, q sqs.IndexQueue, token string) (bool, error) {
 	k := ix.keys(q.ID)
-	return ix.call(ctx, "redisindex.MarkBuilt", func(ctx context.Context) error {
-		return scriptMarkBuilt.Run(ctx, ix.client, k.state, ix.opts.idleMillis()).Err()
+	var n int64
+	err := ix.call(ctx, "redisindex.MarkBuilt", func(ctx context.Context) (err error) {
+		n, err = scriptMarkBuilt.Run(ctx, ix.client, k.withLock(), ix.opts.idleMillis(), token).Int64()
+		return err
 	})
+	return n == 1, err
 }
 
 // LockRebuild implements sqs.Index: a lease (SET NX PX) under a random
 // token, released only by its holder, so that an unlock after the lease
-// ran out never frees another node's lock.
-func (ix *Index) LockRebuild(ctx context.Context, q sqs.IndexQueue, lease time.Duration) (unlock func(), ok bool, err error) {
+// ran out never frees another node's lock. Commit marks the queue built
+// only while the lock still holds the token (lua/markbuilt.lua).
+func (ix *Index) LockRebuild(ctx context.Context, q sqs.IndexQueue, lease time.Duration) (sqs.RebuildLease, bool, error) {
 	key := ix.keys(q.ID).lock()
 	token := randomToken()
 	lease = max(lease, time.Millisecond)
-	err = ix.call(ctx, "redisindex.LockRebuild", func(ctx context.Context) (err error) {
+	var ok bool
+	err := ix.call(ctx, "redisindex.LockRebuild", func(ctx context.Context) (err error) {
 		ok, err = ix.client.SetNX(ctx, key, token, lease).Result()
 		return err
 	})
 	if err != nil || !ok {
 		return nil, false, err
 	}
-	unlock = func() {
-		// Best effort: if Redis is unreachable, the lease runs out.
-		_ = ix.call(context.Background(), "redisindex.Unlock", func(ctx context.Context) error {
-			return scriptUnlock.Run(ctx, ix.client, []string{key}, token).Err()
-		})
+	return &rebuildLease{ix: ix, q: q, key: key, token: token}, true, nil
+}
+
+// rebuildLease is one holder's rebuild lock on a queue.
+type rebuildLease struct {
+	ix    *Index
+	q     sqs.IndexQueue
+	key   string
+	token string
+}
+
+func (l *rebuildLease) Commit(ctx context.Context) error {
+	ok, err := l.ix.markBuilt(ctx, l.q, l.token)
+	if err == nil && !ok {
+		return sqs.ErrLeaseLost
 	}
-	return unlock, true, nil
+	return err
+}
+
+func (l *rebuildLease) Release() {
+	// Best effort: if Redis is unreachable, the lease runs out.
+	_ = l.ix.call(context.Background(), "redisindex.Unlock", func(ctx context.Context) error {
+		return scriptUnlock.Run(ctx, l.ix.client, []string{l.key}, l.token).Err()
+	})
 }
 
 // Deduplicate implements sqs.Index.

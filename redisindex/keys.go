@@ -22,6 +22,12 @@ func keysOf(prefix string, id uuid.UUID) queueKeys {
 	}
 }
 
-func (k queueKeys) lock() string                   { return k.base + "lock" }
+func (k queueKeys) lock() string { return k.base + "lock" }
+
+// withLock is the state keys and then the rebuild lock (KEYS 7 of the
+// scripts that need it).
+func (k queueKeys) withLock() []string {
+	return append(append(make([]string, 0, len(k.state)+1), k.state...), k.lock())
+}
 func (k queueKeys) dedup(key string) string        { return k.base + "dd:" + key }
 func channelOf(prefix string, id uuid.UUID) string { return prefix + "notify:" + id.String() }

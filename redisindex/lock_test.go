@@ -26,17 +26,17 @@ func TestLockRebuildExclusive(t *testing.T) {
 	if _, ok, _ := other.LockRebuild(ctx, standardQueue(), time.Minute); !ok {
 		t.Fatal("lock of another queue refused")
 	}
-	unlock()
+	unlock.Release()
 	unlock2, ok, err := other.LockRebuild(ctx, q, time.Minute)
 	if err != nil || !ok {
 		t.Fatalf("lock after unlock: ok %v, err %v", ok, err)
 	}
 	// A stale unlock (the first holder's) must not free the new holder's lock.
-	unlock()
+	unlock.Release()
 	if _, ok, _ := ix.LockRebuild(ctx, q, time.Minute); ok {
 		t.Fatal("a stale unlock freed another holder's lock")
 	}
-	unlock2()
+	unlock2.Release()
 }
 
 func TestLockRebuildLeaseRunsOut(t *testing.T) {

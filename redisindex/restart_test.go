@@ -125,3 +125,36 @@ func TestRestartedRedis(t *testing.T) {
 		t.Fatal("no wakeup across nodes after a Redis restart")
 	}
 }
+
+// TestRestartMidRebuildEndsTheLease: Redis restarts empty while a rebuild
+// is adding a queue's messages; the rebuild's later adds land in the empty
+// Redis, and its Commit must fail, or the queue would be marked built with
+// only those (the stranding seen under Redis kills).
+func TestRestartMidRebuildEndsTheLease(t *testing.T) {
+	r := startPrivateRedis(t)
+	c := redis.NewUniversalClient(ClientOptions(r.addr))
+	t.Cleanup(func() { c.Close() })
+	ix := New(c, Options{})
+	ctx := context.Background()
+	q := sqs.IndexQueue{ID: uuid.New()}
+	lease, ok, err := ix.LockRebuild(ctx, q, time.Minute)
+	if err != nil || !ok {
+		t.Fatalf("LockRebuild: ok %v, err %v", ok, err)
+	}
+	defer lease.Release()
+	entry := func() []sqs.Entry { return []sqs.Entry{{ID: uuid.New(), VisibleAt: at(0)}} }
+	if err := ix.Add(ctx, q, entry()); err != nil {
+		t.Fatal(err)
+	}
+	r.stop()
+	r.start()
+	if err := ix.Add(ctx, q, entry()); err != nil {
+		t.Fatalf("Add after the restart: %v", err)
+	}
+	if err := lease.Commit(ctx); !errors.Is(err, sqs.ErrLeaseLost) {
+		t.Fatalf("Commit after a restart mid-rebuild: %v, want ErrLeaseLost", err)
+	}
+	if _, err := ix.Counts(ctx, q, at(0)); !errors.Is(err, sqs.ErrNotBuilt) {
+		t.Fatalf("Counts: %v, want ErrNotBuilt (a partial rebuild is not built)", err)
+	}
+}

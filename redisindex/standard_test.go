@@ -333,7 +333,7 @@ func TestKeysShareHashTag(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer unlock()
+	defer unlock.Release()
 	keys, _ := keysMatching(ctx, ix.client, ix.prefix+"*")
 	if len(keys) < 8 {
 		t.Fatalf("keys %v: want the queue's hashes, sets, lists, lock and deduplication record", keys)

@@ -14,6 +14,25 @@ import (
 // rebuilds the queue's state from the Store and retries.
 var ErrNotBuilt = errors.New("sqs: queue index not built")
 
+// ErrLeaseLost is returned by RebuildLease.Commit when the lease is no
+// longer held: it ran out and another node took it, or the queue's state
+// was dropped or lost (Redis flushed or restarted) while the rebuild ran.
+// What the rebuild added may then be partial; it must not be declared
+// complete, and the next Receive rebuilds again.
+var ErrLeaseLost = errors.New("sqs: rebuild lease lost")
+
+// RebuildLease is one rebuild's hold on a queue (Index.LockRebuild).
+type RebuildLease interface {
+	// Commit declares the queue's state complete (built) if, and only
+	// if, this lease is still held; otherwise it changes nothing and
+	// returns ErrLeaseLost. Whatever ended the lease (expiry, Drop, the
+	// loss of the Index's data) may have made the rebuild partial, so
+	// only an unbroken lease proves it whole.
+	Commit(ctx context.Context) error
+	// Release frees the lease if it is still this one's (best effort).
+	Release()
+}
+
 // ErrNotInFlight is returned by SetVisibleAt for a message that is not in
 // flight (never received, visible again, or deleted).
 var ErrNotInFlight = errors.New("sqs: message not in flight")
@@ -117,16 +136,19 @@ type Index interface {
 	// for Receive.
 	Counts(ctx context.Context, q IndexQueue, now time.Time) (Counts, error)
 	// Drop forgets the whole queue (deleted, purged or invalidated). Until
-	// the next MarkBuilt, Receive and Counts return ErrNotBuilt. It must
+	// the next MarkBuilt or Commit, Receive and Counts return ErrNotBuilt.
+	// It also ends any rebuild lease of the queue, so that a rebuild that
+	// was under way cannot Commit what it added before the Drop. It must
 	// work whatever q.FIFO says: invalidations know only the queue ID.
 	Drop(ctx context.Context, q IndexQueue) error
-	// MarkBuilt declares the queue's state complete: the Service calls it
-	// after adding every stored message during a rebuild.
+	// MarkBuilt declares the state of a queue that has just been created
+	// complete (it has no messages to rebuild). Rebuilds use
+	// RebuildLease.Commit instead.
 	MarkBuilt(ctx context.Context, q IndexQueue) error
 	// LockRebuild takes a lease for rebuilding q, so that one node (or one
 	// goroutine) rebuilds a queue at a time; ok is false if another holds
-	// it. unlock releases it.
-	LockRebuild(ctx context.Context, q IndexQueue, lease time.Duration) (unlock func(), ok bool, err error)
+	// it. The rebuild ends with the lease's Commit, then its Release.
+	LockRebuild(ctx context.Context, q IndexQueue, lease time.Duration) (l RebuildLease, ok bool, err error)
 
 	// Deduplicate records key for window and returns the message ID first
 	// recorded under it within the window, if any (FIFO deduplication).

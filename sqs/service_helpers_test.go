@@ -43,6 +43,9 @@ type flakyIndex struct {
 	down     atomic.Bool
 	receives atomic.Int64
 	drops    atomic.Int64
+	// onAdd, when set, runs after every Add that succeeded: a test places
+	// a fault (a loss of the Index's data) at an exact step of a rebuild.
+	onAdd atomic.Pointer[func(ctx context.Context, q sqs.IndexQueue)]
 }
 
 func (x *flakyIndex) fail() error {
@@ -56,7 +59,13 @@ func (x *flakyIndex) Add(ctx context.Context, q sqs.IndexQueue, e []sqs.Entry) e
 	if err := x.fail(); err != nil {
 		return err
 	}
-	return x.Index.Add(ctx, q, e)
+	if err := x.Index.Add(ctx, q, e); err != nil {
+		return err
+	}
+	if f := x.onAdd.Load(); f != nil {
+		(*f)(ctx, q)
+	}
+	return nil
 }
 
 func (x *flakyIndex) Receive(ctx context.Context, q sqs.IndexQueue, r sqs.ReceiveRequest) (sqs.ReceiveResult, error) {
@@ -103,11 +112,28 @@ func (x *flakyIndex) MarkBuilt(ctx context.Context, q sqs.IndexQueue) error {
 	return x.Index.MarkBuilt(ctx, q)
 }
 
-func (x *flakyIndex) LockRebuild(ctx context.Context, q sqs.IndexQueue, lease time.Duration) (func(), bool, error) {
+func (x *flakyIndex) LockRebuild(ctx context.Context, q sqs.IndexQueue, lease time.Duration) (sqs.RebuildLease, bool, error) {
 	if err := x.fail(); err != nil {
 		return nil, false, err
 	}
-	return x.Index.LockRebuild(ctx, q, lease)
+	l, ok, err := x.Index.LockRebuild(ctx, q, lease)
+	if err != nil || !ok {
+		return l, ok, err
+	}
+	return flakyLease{l, x}, true, nil
+}
+
+// flakyLease fails its Commit while its Index is down.
+type flakyLease struct {
+	sqs.RebuildLease
+	x *flakyIndex
+}
+
+func (l flakyLease) Commit(ctx context.Context) error {
+	if err := l.x.fail(); err != nil {
+		return err
+	}
+	return l.RebuildLease.Commit(ctx)
 }
 
 func (x *flakyIndex) Deduplicate(ctx context.Context, q sqs.IndexQueue, key string, id uuid.UUID, w time.Duration) (uuid.UUID, bool, error) {

@@ -17,9 +17,18 @@ const rebuildBatch = 500
 // queues, the deduplication records still inside the window. One node at
 // a time rebuilds a queue (LockRebuild); a caller that finds the lease
 // taken waits RebuildRetry and returns, to look again.
+//
+// The invariant that keeps every durable message visible: a queue is
+// marked built only by the Commit of a lease that was held, unbroken, from
+// before the scan began until after its last Add. Anything that could
+// make the rebuild partial (the lease running out and another node taking
+// over, a Drop, Redis losing its data) ends the lease, so Commit fails
+// with ErrLeaseLost and the rebuild is discarded (its adds are harmless:
+// Add never undoes state, and the next rebuild adds the rest). Any error
+// of the Index or the Store during the rebuild returns before Commit.
 func (s *Service) rebuild(ctx context.Context, q *Queue) error {
 	iq := indexQueue(q)
-	unlock, ok, err := s.index.LockRebuild(ctx, iq, s.cfg.RebuildLease)
+	lease, ok, err := s.index.LockRebuild(ctx, iq, s.cfg.RebuildLease)
 	if err != nil {
 		return err
 	}
@@ -27,7 +36,7 @@ func (s *Service) rebuild(ctx context.Context, q *Queue) error {
 		s.sleep(ctx, s.cfg.RebuildRetry)
 		return nil
 	}
-	defer unlock()
+	defer lease.Release()
 	// Whoever held the lease before us may have finished the job.
 	if _, err := s.index.Counts(ctx, iq, s.now()); !errors.Is(err, ErrNotBuilt) {
 		return err
@@ -69,7 +78,7 @@ func (s *Service) rebuild(ctx context.Context, q *Queue) error {
 	if err := flush(); err != nil {
 		return err
 	}
-	return s.index.MarkBuilt(ctx, iq)
+	return lease.Commit(ctx)
 }
 
 // storedEntry is the Index entry of a stored message.

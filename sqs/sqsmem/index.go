@@ -287,6 +287,9 @@ func (x *Index) Drop(ctx context.Context, q sqs.IndexQueue) error {
 	}
 	defer qs.mu.Unlock()
 	qs.drop()
+	// A rebuild under way can no longer Commit: what it added before this
+	// Drop is gone.
+	qs.leaseToken, qs.leaseUntil = 0, 0
 	return nil
 }
 
@@ -304,7 +307,7 @@ func (x *Index) MarkBuilt(ctx context.Context, q sqs.IndexQueue) error {
 // LockRebuild takes the rebuild lease of q. While it is held the queue's
 // state is never evicted, so a rebuild's adds are not lost before its
 // MarkBuilt.
-func (x *Index) LockRebuild(ctx context.Context, q sqs.IndexQueue, lease time.Duration) (func(), bool, error) {
+func (x *Index) LockRebuild(ctx context.Context, q sqs.IndexQueue, lease time.Duration) (sqs.RebuildLease, bool, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, false, err
 	}
@@ -312,23 +315,47 @@ func (x *Index) LockRebuild(ctx context.Context, q sqs.IndexQueue, lease time.Du
 	defer qs.mu.Unlock()
 	now := x.clock().UnixNano()
 	if qs.leased(now) {
-		return func() {}, false, nil
+		return nil, false, nil
 	}
 	x.leaseMu.Lock()
 	x.leaseSeq++
 	token := x.leaseSeq
 	x.leaseMu.Unlock()
 	qs.leaseToken, qs.leaseUntil = token, now+int64(lease)
-	unlock := func() {
-		qs.mu.Lock()
-		defer qs.mu.Unlock()
-		// Only the holder's own lease is released: after it expired,
-		// someone else may hold the queue. An evicted state holds nothing.
-		if qs.leaseToken == token {
-			qs.leaseToken, qs.leaseUntil = 0, 0
-		}
+	return &rebuildLease{x: x, q: q, qs: qs, token: token}, true, nil
+}
+
+// rebuildLease is one holder's lease on a queue's state.
+type rebuildLease struct {
+	x     *Index
+	q     sqs.IndexQueue
+	qs    *queueState
+	token uint64
+}
+
+// Commit marks the queue built if the lease is still this one's, on the
+// queue's current state (not one evicted and made anew meanwhile).
+func (l *rebuildLease) Commit(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
 	}
-	return unlock, true, nil
+	qs := l.x.lock(l.q, true)
+	defer qs.mu.Unlock()
+	if qs != l.qs || qs.leaseToken != l.token || !qs.leased(l.x.clock().UnixNano()) {
+		return sqs.ErrLeaseLost
+	}
+	qs.built = true
+	return nil
+}
+
+// Release frees the lease: only the holder's own (after it expired,
+// someone else may hold the queue). An evicted state holds nothing.
+func (l *rebuildLease) Release() {
+	l.qs.mu.Lock()
+	defer l.qs.mu.Unlock()
+	if l.qs.leaseToken == l.token {
+		l.qs.leaseToken, l.qs.leaseUntil = 0, 0
+	}
 }
 
 // Deduplicate records key for window; see dedupTable.

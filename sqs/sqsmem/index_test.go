@@ -347,11 +347,11 @@ func TestLockRebuild(t *testing.T) {
 	if !ok {
 		t.Fatal("LockRebuild after the lease expired: not ok")
 	}
-	unlock() // the expired holder must not release the new lease
+	unlock.Release() // the expired holder must not release the new lease
 	if _, ok, _ := x.LockRebuild(ctx, q, time.Second); ok {
 		t.Error("the old holder's unlock released the new lease")
 	}
-	unlock2()
+	unlock2.Release()
 	if _, ok, _ := x.LockRebuild(ctx, q, time.Second); !ok {
 		t.Error("LockRebuild after unlock: not ok")
 	}
@@ -425,7 +425,7 @@ func TestEvictionSparesLeasedQueues(t *testing.T) {
 	x.Add(ctx, rebuilding, []sqs.Entry{{ID: uuid.New()}})
 	x.MarkBuilt(ctx, sqs.IndexQueue{ID: uuid.New()})
 	x.MarkBuilt(ctx, rebuilding)
-	unlock()
+	unlock.Release()
 	if c, err := x.Counts(ctx, rebuilding, at(0)); err != nil || c.Visible != 1 {
 		t.Errorf("queue rebuilt while others came and went: Counts = %+v, %v; want 1 visible", c, err)
 	}

@@ -55,6 +55,9 @@ func RunIndex(t *testing.T, open func(t *testing.T) sqs.Index) {
 		{"FIFORebuiltInFlightBlocksGroup", testFIFORebuiltInFlight},
 		{"LockRebuild", testLockRebuild},
 		{"LockRebuildLeaseExpires", testLockRebuildExpiry},
+		{"CommitUnderTheLeaseMarksBuilt", testCommitBuilds},
+		{"CommitAfterDropFails", testCommitAfterDrop},
+		{"CommitAfterTheLeaseExpiredFails", testCommitAfterExpiry},
 		{"Deduplicate", testDeduplicate},
 		{"ConcurrentReceiversShareNoMessage", testConcurrentReceivers},
 	}

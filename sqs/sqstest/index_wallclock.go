@@ -22,18 +22,18 @@ func testLockRebuild(e *indexEnv) {
 	if err != nil || !ok {
 		e.t.Errorf("LockRebuild of another queue: ok %v, err %v", ok, err)
 	} else {
-		defer unlockOther()
+		defer unlockOther.Release()
 	}
-	unlock()
+	unlock.Release()
 	unlock2, ok, err := e.x.LockRebuild(e.ctx, q, time.Minute)
 	if err != nil || !ok {
 		e.t.Fatalf("LockRebuild after unlock: ok %v, err %v", ok, err)
 	}
-	unlock() // a second unlock by the old holder must not release the new lease
+	unlock.Release() // a second unlock by the old holder must not release the new lease
 	if _, ok, _ := e.x.LockRebuild(e.ctx, q, time.Minute); ok {
 		e.t.Error("a stale unlock released another holder's lease")
 	}
-	unlock2()
+	unlock2.Release()
 }
 
 // leaseWait is the rebuild lease and deduplication window of the
@@ -51,11 +51,11 @@ func testLockRebuildExpiry(e *indexEnv) {
 	if err != nil || !ok {
 		e.t.Fatalf("LockRebuild after the lease expired: ok %v, err %v", ok, err)
 	}
-	unlock() // expired: must not release the new holder's lease
+	unlock.Release() // expired: must not release the new holder's lease
 	if _, ok, _ := e.x.LockRebuild(e.ctx, q, time.Minute); ok {
 		e.t.Error("the expired holder's unlock released the new lease")
 	}
-	unlock2()
+	unlock2.Release()
 }
 
 func testDeduplicate(e *indexEnv) {

@@ -1,0 +1,116 @@
+package sqs_test
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"testing"
+
+	"github.com/heraldmq/herald/sqs"
+)
+
+// drainAll receives and deletes every message of url, returning how many
+// distinct messages came, with the Index failing or recovering as the test
+// arranged.
+func drainAll(t *testing.T, e *env, url string) map[string]bool {
+	t.Helper()
+	got := map[string]bool{}
+	for empty := 0; empty < 3; {
+		out, err := e.svc.ReceiveMessage(e.ctx, caller, sqs.ReceiveMessageInput{QueueURL: url, MaxNumberOfMessages: ptr(10), WaitTimeSeconds: ptr(0)})
+		if err != nil {
+			t.Fatalf("receive: %v", err)
+		}
+		if len(out.Messages) == 0 {
+			empty++
+			continue
+		}
+		empty = 0
+		for _, m := range out.Messages {
+			got[m.Body] = true
+			wantCode(t, e.svc.DeleteMessage(e.ctx, caller, sqs.DeleteMessageInput{QueueURL: url, ReceiptHandle: m.ReceiptHandle}), "")
+		}
+	}
+	return got
+}
+
+// TestRebuildSurvivesIndexLossAtEveryStep reproduces the stranding seen
+// on Cassandra + Redis: a queue's Index is rebuilt from the Store in
+// batches, and Redis loses its data (restarted empty, or the queue is
+// dropped by an invalidation) between two batches. Before the fix, the
+// rebuild went on into the empty Index and marked the queue built with
+// only its later batches: the earlier messages, durable in the Store,
+// were never delivered again. Now the loss ends the rebuild's lease, its
+// Commit fails, and the next rebuild restores everything. The fault is
+// placed after each Add of the rebuild in turn, deterministically.
+func TestRebuildSurvivesIndexLossAtEveryStep(t *testing.T) {
+	const n = 1234 // three rebuild batches of 500
+	for _, lossAfter := range []int64{1, 2, 3} {
+		t.Run(fmt.Sprintf("loss after add %d", lossAfter), func(t *testing.T) {
+			e := newEnv(t)
+			url := e.createQueue(t, "strand", nil)
+			for i := range n {
+				e.send(t, url, fmt.Sprint(i))
+			}
+			q := sqs.IndexQueue{ID: queueID(t, e, "strand")}
+			// The Index loses the queue: the next receive rebuilds it.
+			if err := e.index.Index.Drop(e.ctx, q); err != nil {
+				t.Fatal(err)
+			}
+			var adds atomic.Int64
+			lose := func(ctx context.Context, iq sqs.IndexQueue) {
+				if iq.ID == q.ID && adds.Add(1) == lossAfter {
+					_ = e.index.Index.Drop(ctx, iq) // Redis restarted empty
+				}
+			}
+			e.index.onAdd.Store(&lose)
+			got := drainAll(t, e, url)
+			if len(got) != n {
+				t.Fatalf("%d of %d durable messages delivered; the rest are stranded", len(got), n)
+			}
+			if adds.Load() < lossAfter {
+				t.Fatalf("the rebuild made %d adds; the fault after add %d never happened", adds.Load(), lossAfter)
+			}
+		})
+	}
+}
+
+// TestRebuildFailingIndexIsNotMarkedBuilt: the Index fails (Redis
+// unreachable) at the end of a rebuild; the queue is not marked built,
+// and once the Index is back every message is delivered.
+func TestRebuildFailingIndexIsNotMarkedBuilt(t *testing.T) {
+	e := newEnv(t)
+	url := e.createQueue(t, "fail", nil)
+	for i := range 700 {
+		e.send(t, url, fmt.Sprint(i))
+	}
+	q := sqs.IndexQueue{ID: queueID(t, e, "fail")}
+	if err := e.index.Index.Drop(e.ctx, q); err != nil {
+		t.Fatal(err)
+	}
+	var adds atomic.Int64
+	down := func(ctx context.Context, iq sqs.IndexQueue) {
+		if iq.ID == q.ID && adds.Add(1) == 1 {
+			e.index.down.Store(true) // the second batch and the Commit fail
+		}
+	}
+	e.index.onAdd.Store(&down)
+	// While the Index is down, receives are served from the Store
+	// (degraded mode): take a few, then bring the Index back.
+	out, err := e.svc.ReceiveMessage(e.ctx, caller, sqs.ReceiveMessageInput{QueueURL: url, MaxNumberOfMessages: ptr(10), WaitTimeSeconds: ptr(0)})
+	if err != nil {
+		t.Fatalf("receive while the Index is down: %v", err)
+	}
+	e.index.onAdd.Store(nil)
+	e.index.down.Store(false)
+	got := map[string]bool{}
+	for _, m := range out.Messages {
+		got[m.Body] = true
+		wantCode(t, e.svc.DeleteMessage(e.ctx, caller, sqs.DeleteMessageInput{QueueURL: url, ReceiptHandle: m.ReceiptHandle}), "")
+	}
+	for b := range drainAll(t, e, url) {
+		got[b] = true
+	}
+	if len(got) != 700 {
+		t.Fatalf("%d of 700 durable messages delivered", len(got))
+	}
+}

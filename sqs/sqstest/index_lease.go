@@ -1,0 +1,88 @@
+package sqstest
+
+import (
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/heraldmq/herald/sqs"
+)
+
+// The rebuild lease's Commit is what makes a rebuild count: it marks the
+// queue built only while the lease that started the rebuild still holds.
+
+func testCommitBuilds(e *indexEnv) {
+	q := sqs.IndexQueue{ID: uuid.New()}
+	l, ok, err := e.x.LockRebuild(e.ctx, q, time.Minute)
+	if err != nil || !ok {
+		e.t.Fatalf("LockRebuild: ok %v, err %v", ok, err)
+	}
+	defer l.Release()
+	e.add(q, "", 0, "a")
+	if _, err := e.x.Counts(e.ctx, q, e.at(0)); !errors.Is(err, sqs.ErrNotBuilt) {
+		e.t.Fatalf("Counts before Commit: %v, want ErrNotBuilt", err)
+	}
+	if err := l.Commit(e.ctx); err != nil {
+		e.t.Fatalf("Commit under a held lease: %v", err)
+	}
+	if n, err := e.x.Counts(e.ctx, q, e.at(0)); err != nil || n.Visible != 1 {
+		e.t.Fatalf("Counts after Commit: %+v, %v", n, err)
+	}
+}
+
+// A Drop (an invalidation, or the Index losing its data) while a rebuild
+// runs ends its lease: what it added before is gone, so it must not mark
+// the queue built with only what it added after.
+func testCommitAfterDrop(e *indexEnv) {
+	q := sqs.IndexQueue{ID: uuid.New()}
+	l, ok, err := e.x.LockRebuild(e.ctx, q, time.Minute)
+	if err != nil || !ok {
+		e.t.Fatalf("LockRebuild: ok %v, err %v", ok, err)
+	}
+	defer l.Release()
+	e.add(q, "", 0, "first")
+	if err := e.x.Drop(e.ctx, q); err != nil {
+		e.t.Fatal(err)
+	}
+	e.add(q, "", 0, "second")
+	if err := l.Commit(e.ctx); !errors.Is(err, sqs.ErrLeaseLost) {
+		e.t.Fatalf("Commit after a Drop: %v, want ErrLeaseLost", err)
+	}
+	if _, err := e.x.Counts(e.ctx, q, e.at(0)); !errors.Is(err, sqs.ErrNotBuilt) {
+		e.t.Fatalf("Counts after a failed Commit: %v, want ErrNotBuilt", err)
+	}
+	// The queue can be rebuilt anew.
+	l2, ok, err := e.x.LockRebuild(e.ctx, q, time.Minute)
+	if err != nil || !ok {
+		e.t.Fatalf("LockRebuild after the Drop: ok %v, err %v", ok, err)
+	}
+	defer l2.Release()
+	if err := l2.Commit(e.ctx); err != nil {
+		e.t.Fatalf("Commit of the new rebuild: %v", err)
+	}
+}
+
+// A lease that ran out, with another holder since, cannot Commit.
+func testCommitAfterExpiry(e *indexEnv) {
+	q := sqs.IndexQueue{ID: uuid.New()}
+	l, ok, err := e.x.LockRebuild(e.ctx, q, leaseWait)
+	if err != nil || !ok {
+		e.t.Fatalf("LockRebuild: ok %v, err %v", ok, err)
+	}
+	time.Sleep(leaseWait + 300*time.Millisecond)
+	if err := l.Commit(e.ctx); !errors.Is(err, sqs.ErrLeaseLost) {
+		e.t.Fatalf("Commit of an expired lease: %v, want ErrLeaseLost", err)
+	}
+	l2, ok, err := e.x.LockRebuild(e.ctx, q, time.Minute)
+	if err != nil || !ok {
+		e.t.Fatalf("LockRebuild after expiry: ok %v, err %v", ok, err)
+	}
+	defer l2.Release()
+	if err := l.Commit(e.ctx); !errors.Is(err, sqs.ErrLeaseLost) {
+		e.t.Fatalf("the old holder's Commit under the new lease: %v, want ErrLeaseLost", err)
+	}
+	if err := l2.Commit(e.ctx); err != nil {
+		e.t.Fatalf("the new holder's Commit: %v", err)
+	}
+}
