@@ -1,11 +1,15 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -188,10 +192,21 @@ func TestSQSRedisKilledLosesNoMessage(t *testing.T) {
 	time.Sleep(2 * time.Second)
 	redis.kill()
 	time.Sleep(3 * time.Second) // Herald serves from Cassandra alone
+	// Degraded mode is visible: /healthz, the gauge, a WARN line.
+	waitHealth(t, s, "redis", "degraded")
+	if v := metricValue(t, s, "herald_redis_degraded"); v != 1 {
+		t.Errorf("herald_redis_degraded = %v while Redis is down, want 1", v)
+	}
 	redis = startPrivateRedis(t, redis.port())
-	time.Sleep(3 * time.Second)
+	waitHealth(t, s, "redis", "ok")
+	time.Sleep(2 * time.Second)
 	close(stop)
 	wg.Wait()
+	for _, line := range []string{"entering degraded mode", "leaving degraded mode"} {
+		if !strings.Contains(s.logs(), line) {
+			t.Errorf("the log has no %q line", line)
+		}
+	}
 
 	// Drain: everything acknowledged must arrive.
 	deadline := time.Now().Add(60 * time.Second)
@@ -224,4 +239,46 @@ func TestSQSRedisKilledLosesNoMessage(t *testing.T) {
 		t.Errorf("%d of %d acknowledged messages were never delivered after Redis was killed, e.g. %s", len(lost), len(sent), lost[0])
 	}
 	t.Logf("%d messages sent and delivered across a Redis kill and restart", len(sent))
+}
+
+// waitHealth waits until /healthz reports component in state.
+func waitHealth(t *testing.T, s *server, component, state string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	var last map[string]string
+	for time.Now().Before(deadline) {
+		resp, err := http.Get(s.URL + "/healthz")
+		if err == nil {
+			last = map[string]string{}
+			_ = json.NewDecoder(resp.Body).Decode(&last)
+			resp.Body.Close()
+			if last[component] == state {
+				return
+			}
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Fatalf("/healthz never said %s is %s (last: %v)", component, state, last)
+}
+
+// metricValue reads one unlabelled sample of s's /metrics.
+func metricValue(t *testing.T, s *server, name string) float64 {
+	t.Helper()
+	resp, err := http.Get(s.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, name+" "); ok {
+			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			if err != nil {
+				t.Fatalf("%s: %v", line, err)
+			}
+			return f
+		}
+	}
+	t.Fatalf("no %s on /metrics", name)
+	return 0
 }

@@ -28,6 +28,8 @@ type Server struct {
 	aws     AWSHandler                  // nil: no AWS APIs
 	events  *eventStream                // nil: GET /v1/events answers 501
 	ident   *Identifier                 // nil: requests carry no identity (the cache decides)
+
+	componentsFn func() map[string]string // extra /healthz detail
 }
 
 // SetIdentifier makes every request to the API's /v1/ routes (the
@@ -171,5 +173,21 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	body := map[string]string{"status": "ok"}
+	for name, state := range s.components() {
+		body[name] = state
+	}
+	writeJSON(w, http.StatusOK, body)
+}
+
+// SetComponents adds to /healthz the state of each component it names
+// ("redis": "ok" or "degraded"): a degraded component leaves the server
+// serving (ready), more slowly or with fewer guarantees of order.
+func (s *Server) SetComponents(f func() map[string]string) { s.componentsFn = f }
+
+func (s *Server) components() map[string]string {
+	if s.componentsFn == nil {
+		return nil
+	}
+	return s.componentsFn()
 }

@@ -43,11 +43,14 @@ func ClientOptions(addrs ...string) *redis.UniversalOptions {
 
 func (ix *Index) keys(id uuid.UUID) queueKeys { return keysOf(ix.opts.Prefix, id) }
 
-// call runs one Redis operation within the Index's timeout.
+// call runs one Redis operation within the Index's timeout, through the
+// circuit breaker when there is one.
 func (ix *Index) call(ctx context.Context, op string, f func(ctx context.Context) error) error {
-	ctx, cancel := context.WithTimeout(ctx, ix.opts.Timeout)
-	defer cancel()
-	return wrapErr(op, f(ctx))
+	return ix.opts.Breaker.do(op, func() error {
+		ctx, cancel := context.WithTimeout(ctx, ix.opts.Timeout)
+		defer cancel()
+		return wrapErr(op, f(ctx))
+	})
 }
 
 func fifoArg(q sqs.IndexQueue) string {

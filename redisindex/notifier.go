@@ -82,9 +82,11 @@ func (n *Notifier) Close() error {
 // nodes' long polls then end on their fallback timer.
 func (n *Notifier) Notify(ctx context.Context, id uuid.UUID) {
 	n.wake(id)
-	ctx, cancel := context.WithTimeout(ctx, n.opts.Timeout)
-	defer cancel()
-	_ = n.client.Publish(ctx, channelOf(n.opts.Prefix, id), "").Err()
+	_ = n.opts.Breaker.do("redisindex.Notify", func() error {
+		ctx, cancel := context.WithTimeout(ctx, n.opts.Timeout)
+		defer cancel()
+		return wrapErr("redisindex.Notify", n.client.Publish(ctx, channelOf(n.opts.Prefix, id), "").Err())
+	})
 }
 
 // Wait implements sqs.Notifier. The channel is closed by the next Notify

@@ -21,6 +21,9 @@ type Options struct {
 	// BlockLift bounds the FIFO groups whose block ended that one Receive
 	// makes receivable again (default 1000); the rest follow on later calls.
 	BlockLift int
+	// Breaker, when set, guards every call to Redis (breaker.go); a node's
+	// Index and Notifier share one. Nil: no breaker.
+	Breaker *Breaker
 }
 
 const (

@@ -115,6 +115,7 @@ type Service struct {
 	inflight inflightReadings
 	attempts receiveAttempts
 	policies policyCache
+	stats    Stats
 
 	// bg is cancelled by Close; background work (move tasks, long polls)
 	// ends with it.

@@ -26,7 +26,7 @@ const rebuildBatch = 500
 // with ErrLeaseLost and the rebuild is discarded (its adds are harmless:
 // Add never undoes state, and the next rebuild adds the rest). Any error
 // of the Index or the Store during the rebuild returns before Commit.
-func (s *Service) rebuild(ctx context.Context, q *Queue) error {
+func (s *Service) rebuild(ctx context.Context, q *Queue) (err error) {
 	iq := indexQueue(q)
 	lease, ok, err := s.index.LockRebuild(ctx, iq, s.cfg.RebuildLease)
 	if err != nil {
@@ -41,6 +41,18 @@ func (s *Service) rebuild(ctx context.Context, q *Queue) error {
 	if _, err := s.index.Counts(ctx, iq, s.now()); !errors.Is(err, ErrNotBuilt) {
 		return err
 	}
+	start := time.Now()
+	defer func() {
+		s.stats.RebuildNanos.Add(int64(time.Since(start)))
+		switch {
+		case err == nil:
+			s.stats.RebuildsCommitted.Add(1)
+		case errors.Is(err, ErrLeaseLost):
+			s.stats.RebuildsLost.Add(1)
+		default:
+			s.stats.RebuildsFailed.Add(1)
+		}
+	}()
 	now := s.now()
 	window := s.deduplicationWindow()
 	sc := newQueueScanner(s.store, q)

@@ -80,6 +80,7 @@ func (s *Service) receiveOnce(ctx context.Context, q *Queue, maxN int, vis time.
 	res, err := s.indexReceive(ctx, q, ReceiveRequest{Now: now, Max: maxN, Until: until})
 	if err != nil {
 		if isUnavailable(err) {
+			s.stats.DegradedReceives.Add(1)
 			return s.receiveDegraded(ctx, q, maxN, now, until)
 		}
 		return nil, time.Time{}, AsError(err)

@@ -256,6 +256,7 @@ func (s *Service) enqueue(ctx context.Context, q *Queue, msgs []*Message) ([]uui
 		entries[i] = Entry{ID: m.ID, Group: indexGroup(q, m), VisibleAt: m.State.VisibleAt}
 	}
 	if err := s.index.Add(ctx, indexQueue(q), entries); err != nil {
+		s.stats.Unindexed.Add(1)
 		if merr := s.store.MarkUnindexed(ctx, q.ID); merr != nil {
 			return nil, AsError(merr)
 		}

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync/atomic"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/heraldmq/herald/awsapi"
@@ -21,8 +23,9 @@ import (
 // queueService is the SQS service wired to the chosen engine, and what must
 // be closed after it.
 type queueService struct {
-	svc    *sqs.Service
-	closer func()
+	svc     *sqs.Service
+	breaker *redisindex.Breaker // nil on the embedded engine
+	closer  func()
 }
 
 // openQueues builds the SQS service on db: on the embedded engine its
@@ -41,10 +44,14 @@ func openQueues(db cache.Store, cfg awsConfig, log *slog.Logger) (*queueService,
 		ro := redisindex.ClientOptions(strings.Split(cfg.redisAddr, ",")...)
 		ro.Password, ro.DB = cfg.redisPassword, cfg.redisDB
 		client := redis.NewUniversalClient(ro)
-		opts := redisindex.Options{Prefix: cfg.redisPrefix}
+		// One circuit breaker for the Index and the Notifier: after a few
+		// failures, calls to Redis fail at once instead of each waiting
+		// for its timeout, until a probe finds Redis back.
+		breaker := redisindex.NewBreaker(redisindex.BreakerOptions{Logger: log})
+		opts := redisindex.Options{Prefix: cfg.redisPrefix, Breaker: breaker}
 		notifier := redisindex.NewNotifier(client, opts)
 		svc := sqs.NewService(st.Queues(), redisindex.New(client, opts), notifier, sqsCfg)
-		return &queueService{svc: svc, closer: func() {
+		return &queueService{svc: svc, breaker: breaker, closer: func() {
 			svc.Close()
 			notifier.Close()
 			client.Close()
@@ -69,3 +76,49 @@ func awsHandler(q *queueService, t *topicService, creds credentials, cfg awsConf
 
 // runQueues runs the queue service's background work until ctx ends.
 func (q *queueService) run(ctx context.Context) { q.svc.Run(ctx) }
+
+// components is the queue service's part of /healthz: Redis's state when
+// queues use it.
+func (q *queueService) components() map[string]string {
+	if q.breaker == nil {
+		return nil
+	}
+	if q.breaker.Degraded.Load() {
+		return map[string]string{"redis": "degraded"}
+	}
+	return map[string]string{"redis": "ok"}
+}
+
+// registerQueueMetrics exposes the queue service's rebuilds, degraded
+// receives and, on Cassandra, the Redis circuit breaker.
+func registerQueueMetrics(reg prometheus.Registerer, q *queueService) {
+	st := q.svc.Stats()
+	counter := func(name, help string, labels prometheus.Labels, f func() float64) prometheus.Collector {
+		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help, ConstLabels: labels}, f)
+	}
+	load := func(v *atomic.Int64) func() float64 { return func() float64 { return float64(v.Load()) } }
+	const rebuilds = "herald_sqs_rebuilds_total"
+	const rebuildsHelp = "Rebuilds of a queue's Index state from the Store, by outcome: committed, lease_lost (discarded: the lease ended meanwhile, and the queue is rebuilt again), failed."
+	reg.MustRegister(
+		counter(rebuilds, rebuildsHelp, prometheus.Labels{"outcome": "committed"}, load(&st.RebuildsCommitted)),
+		counter(rebuilds, rebuildsHelp, prometheus.Labels{"outcome": "lease_lost"}, load(&st.RebuildsLost)),
+		counter(rebuilds, rebuildsHelp, prometheus.Labels{"outcome": "failed"}, load(&st.RebuildsFailed)),
+		counter("herald_sqs_rebuild_seconds_total", "Time spent rebuilding queues' Index state.", nil,
+			func() float64 { return float64(st.RebuildNanos.Load()) / 1e9 }),
+		counter("herald_sqs_degraded_receives_total", "Receives served from the Store because the Index (Redis) was unavailable.", nil, load(&st.DegradedReceives)),
+		counter("herald_sqs_unindexed_total", "Sends whose Index write failed; their queue is rebuilt from the Store.", nil, load(&st.Unindexed)),
+	)
+	if b := q.breaker; b != nil {
+		reg.MustRegister(
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "herald_redis_degraded", Help: "1 while the Redis circuit breaker is open (degraded mode: queues served from the Store)."},
+				func() float64 {
+					if b.Degraded.Load() {
+						return 1
+					}
+					return 0
+				}),
+			counter("herald_redis_breaker_opens_total", "Times the Redis circuit breaker opened (entered degraded mode).", nil, load(&b.Opens)),
+			counter("herald_redis_fast_failures_total", "Calls to Redis refused at once while the circuit breaker was open.", nil, load(&b.FastFails)),
+		)
+	}
+}

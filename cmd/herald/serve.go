@@ -131,6 +131,8 @@ func serve(ctx context.Context, cfg serveConfig, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	registerQueueMetrics(m.Registry, queues)
+	handler.SetComponents(queues.components)
 	defer queues.closer()
 	topics, err := openTopics(db, svc, cfg.auth.grants.topicGrants(requireIdentity), queues, cfg.aws, cfg.store.dataDir, log)
 	if err != nil {

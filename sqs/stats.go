@@ -1,0 +1,20 @@
+package sqs
+
+import "sync/atomic"
+
+// Stats counts what a Service did that an operator watches: rebuilds of
+// queues' Index state from the Store and the time they took, receives
+// served from the Store while the Index was unavailable (degraded mode),
+// and sends whose Index write failed (their queue marked unindexed, to be
+// rebuilt).
+type Stats struct {
+	RebuildsCommitted atomic.Int64 // rebuilds that marked their queue built
+	RebuildsLost      atomic.Int64 // rebuilds discarded: their lease ended meanwhile (ErrLeaseLost)
+	RebuildsFailed    atomic.Int64 // rebuilds ended by an Index or Store error
+	RebuildNanos      atomic.Int64 // time spent rebuilding, in all
+	DegradedReceives  atomic.Int64 // receives served from the Store (Index unavailable)
+	Unindexed         atomic.Int64 // sends whose Index write failed
+}
+
+// Stats returns the Service's counters.
+func (s *Service) Stats() *Stats { return &s.stats }
