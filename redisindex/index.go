@@ -200,6 +200,36 @@ func (ix *Index) Counts(ctx context.Context, q sqs.IndexQueue, now time.Time) (s
 	return sqs.Counts{Visible: asInt(reply[1]), InFlight: asInt(reply[2]), Delayed: asInt(reply[3])}, nil
 }
 
+// Missing implements sqs.Index, batchSize ids per script call.
+func (ix *Index) Missing(ctx context.Context, q sqs.IndexQueue, ids []uuid.UUID) ([]uuid.UUID, error) {
+	k := ix.keys(q.ID)
+	var missing []uuid.UUID
+	for start := 0; start < len(ids); start += batchSize {
+		chunk := ids[start:min(start+batchSize, len(ids))]
+		args := make([]any, len(chunk))
+		for i, id := range chunk {
+			args[i] = id[:]
+		}
+		var reply []any
+		err := ix.call(ctx, "redisindex.Missing", func(ctx context.Context) (err error) {
+			reply, err = scriptMissing.Run(ctx, ix.client, k.state, args...).Slice()
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		if len(reply) == 0 || reply[0] != int64(1) {
+			return nil, sqs.ErrNotBuilt
+		}
+		for _, v := range reply[1:] {
+			if i := asInt(v); i >= 1 && int(i) <= len(chunk) {
+				missing = append(missing, chunk[i-1])
+			}
+		}
+	}
+	return missing, nil
+}
+
 // Drop implements sqs.Index.
 func (ix *Index) Drop(ctx context.Context, q sqs.IndexQueue) error {
 	k := ix.keys(q.ID)

@@ -19,6 +19,7 @@ var (
 	scriptCounts     = queueScript("counts")
 	scriptDrop       = queueScript("drop")
 	scriptMarkBuilt  = queueScript("markbuilt")
+	scriptMissing    = queueScript("missing")
 	scriptUnlock     = plainScript("unlock")
 	scriptDedup      = plainScript("dedup")
 )

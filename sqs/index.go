@@ -132,6 +132,9 @@ type Index interface {
 	// returns ErrStaleReceipt and changes nothing. 0 means whatever receive
 	// is current.
 	SetVisibleAt(ctx context.Context, q IndexQueue, id uuid.UUID, receiveCount int, now, visibleAt time.Time) error
+	// Missing returns those of ids the queue's state does not track (the
+	// reconciler's check). ErrNotBuilt as for Receive.
+	Missing(ctx context.Context, q IndexQueue, ids []uuid.UUID) ([]uuid.UUID, error)
 	// Counts returns the queue's approximate counts at now. ErrNotBuilt as
 	// for Receive.
 	Counts(ctx context.Context, q IndexQueue, now time.Time) (Counts, error)

@@ -3,6 +3,7 @@ package sqs
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -49,6 +50,16 @@ type Config struct {
 	// messages in flight for the in-flight limit (1 s).
 	InflightCheckInterval time.Duration
 
+	// ReconcileInterval is how often the reconciler compares active
+	// queues' Index with their Store (reconcile.go; 10 s; negative turns
+	// it off), reading at most ReconcileBudget stored messages a tick
+	// (2,000).
+	ReconcileInterval time.Duration
+	ReconcileBudget   int
+
+	// Logger receives the reconciler's repairs; nil: slog.Default().
+	Logger *slog.Logger
+
 	// ReceiptHandleSecret, when set, keys the MAC of receipt handles so
 	// that a client cannot build a handle from a MessageId. All nodes of a
 	// cluster must share it.
@@ -92,6 +103,15 @@ func (c Config) withDefaults() Config {
 	if c.InflightCheckInterval <= 0 {
 		c.InflightCheckInterval = time.Second
 	}
+	if c.ReconcileInterval == 0 {
+		c.ReconcileInterval = 10 * time.Second
+	}
+	if c.ReconcileBudget <= 0 {
+		c.ReconcileBudget = 2000
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
 	return c
 }
 
@@ -110,12 +130,13 @@ type Service struct {
 	cfg      Config
 	lim      Limits
 
-	queues   *queueCache
-	tasks    *moveTasks
-	inflight inflightReadings
-	attempts receiveAttempts
-	policies policyCache
-	stats    Stats
+	queues    *queueCache
+	tasks     *moveTasks
+	inflight  inflightReadings
+	attempts  receiveAttempts
+	policies  policyCache
+	stats     Stats
+	reconcile reconciler
 
 	// bg is cancelled by Close; background work (move tasks, long polls)
 	// ends with it.
@@ -149,6 +170,10 @@ func NewService(store Store, index Index, notifier Notifier, cfg Config) *Servic
 // called: it takes the queues whose Index writes failed and drops their
 // Index state, so that the next receive rebuilds it from the Store.
 func (s *Service) Run(ctx context.Context) error {
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); s.runReconciler(ctx) }()
+	defer wg.Wait()
 	t := time.NewTicker(s.cfg.UnindexedInterval)
 	defer t.Stop()
 	for {

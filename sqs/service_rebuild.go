@@ -42,6 +42,7 @@ func (s *Service) rebuild(ctx context.Context, q *Queue) (err error) {
 		return err
 	}
 	start := time.Now()
+	defer s.reconcile.touch(q)
 	defer func() {
 		s.stats.RebuildNanos.Add(int64(time.Since(start)))
 		switch {

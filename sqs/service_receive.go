@@ -140,6 +140,7 @@ func (s *Service) loadClaims(ctx context.Context, q *Queue, claims []Claim, now,
 		msgs = append(msgs, m)
 	}
 	if len(gone) > 0 {
+		s.stats.ReconciledIndexOnly.Add(int64(len(gone)))
 		_ = s.index.Remove(ctx, indexQueue(q), gone)
 	}
 	return msgs, nil

@@ -82,6 +82,7 @@ func (s *Service) moveMessages(ctx context.Context, src, dst *Queue, msgs []*Mes
 		if err := s.store.PutMessages(ctx, dst, copies); err != nil {
 			return AsError(err)
 		}
+		s.reconcile.touch(dst)
 		entries := make([]Entry, len(copies))
 		for i, c := range copies {
 			entries[i] = Entry{ID: c.ID, Group: indexGroup(dst, c), VisibleAt: now}

@@ -229,6 +229,7 @@ func (s *Service) enqueue(ctx context.Context, q *Queue, msgs []*Message) ([]uui
 	if err := s.store.PutMessages(ctx, q, msgs); err != nil {
 		return nil, AsError(err)
 	}
+	s.reconcile.touch(q)
 	ids := make([]uuid.UUID, len(msgs))
 	fresh := make([]*Message, 0, len(msgs))
 	var dups []uuid.UUID

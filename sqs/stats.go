@@ -14,7 +14,14 @@ type Stats struct {
 	RebuildNanos      atomic.Int64 // time spent rebuilding, in all
 	DegradedReceives  atomic.Int64 // receives served from the Store (Index unavailable)
 	Unindexed         atomic.Int64 // sends whose Index write failed
+
+	ReconciledStoreOnly atomic.Int64 // stored messages the reconciler found missing from the Index and added
+	ReconciledIndexOnly atomic.Int64 // Index entries whose message was gone from the Store, removed on receive
 }
+
+// ReconcilePending is how many queues wait for (or are in) a
+// reconciliation pass on this node.
+func (s *Service) ReconcilePending() int { return s.reconcile.pendingQueues() }
 
 // Stats returns the Service's counters.
 func (s *Service) Stats() *Stats { return &s.stats }

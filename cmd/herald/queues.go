@@ -32,7 +32,7 @@ type queueService struct {
 // queues live in the same Pebble store with the Index in process; on
 // Cassandra the Index and the long-poll wake-ups live in Redis.
 func openQueues(db cache.Store, cfg awsConfig, log *slog.Logger) (*queueService, error) {
-	sqsCfg := sqs.Config{Limits: cfg.limits.Limits, Region: cfg.region, ReceiptHandleSecret: []byte(cfg.receiptSecret)}
+	sqsCfg := sqs.Config{Limits: cfg.limits.Limits, Region: cfg.region, ReceiptHandleSecret: []byte(cfg.receiptSecret), Logger: log}
 	switch st := db.(type) {
 	case *pebblestore.DB:
 		svc := sqs.NewService(st.Queues(), sqsmem.NewIndex(sqsmem.IndexOptions{}), sqsmem.NewNotifier(), sqsCfg)
@@ -97,6 +97,8 @@ func registerQueueMetrics(reg prometheus.Registerer, q *queueService) {
 		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help, ConstLabels: labels}, f)
 	}
 	load := func(v *atomic.Int64) func() float64 { return func() float64 { return float64(v.Load()) } }
+	const reconciled = "herald_sqs_reconciled_total"
+	const reconciledHelp = "Divergences between a queue's Index and its Store repaired, by kind: store_only (a stored message the Index lacked, added by the reconciler), index_only (an Index entry whose message was gone, removed)."
 	const rebuilds = "herald_sqs_rebuilds_total"
 	const rebuildsHelp = "Rebuilds of a queue's Index state from the Store, by outcome: committed, lease_lost (discarded: the lease ended meanwhile, and the queue is rebuilt again), failed."
 	reg.MustRegister(
@@ -107,6 +109,10 @@ func registerQueueMetrics(reg prometheus.Registerer, q *queueService) {
 			func() float64 { return float64(st.RebuildNanos.Load()) / 1e9 }),
 		counter("herald_sqs_degraded_receives_total", "Receives served from the Store because the Index (Redis) was unavailable.", nil, load(&st.DegradedReceives)),
 		counter("herald_sqs_unindexed_total", "Sends whose Index write failed; their queue is rebuilt from the Store.", nil, load(&st.Unindexed)),
+		counter(reconciled, reconciledHelp, prometheus.Labels{"kind": "store_only"}, load(&st.ReconciledStoreOnly)),
+		counter(reconciled, reconciledHelp, prometheus.Labels{"kind": "index_only"}, load(&st.ReconciledIndexOnly)),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "herald_sqs_reconcile_pending_queues", Help: "Queues waiting for (or in) a reconciliation pass on this node."},
+			func() float64 { return float64(q.svc.ReconcilePending()) }),
 	)
 	if b := q.breaker; b != nil {
 		reg.MustRegister(

@@ -274,6 +274,28 @@ func (x *Index) Counts(ctx context.Context, q sqs.IndexQueue, now time.Time) (sq
 	return qs.counts(nanos(now)), nil
 }
 
+// Missing returns the ids the queue's state does not track.
+func (x *Index) Missing(ctx context.Context, q sqs.IndexQueue, ids []uuid.UUID) ([]uuid.UUID, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	qs := x.lock(q, false)
+	if qs == nil {
+		return nil, sqs.ErrNotBuilt
+	}
+	defer qs.mu.Unlock()
+	if !qs.built {
+		return nil, sqs.ErrNotBuilt
+	}
+	var missing []uuid.UUID
+	for _, id := range ids {
+		if _, ok := qs.entries[id]; !ok {
+			missing = append(missing, id)
+		}
+	}
+	return missing, nil
+}
+
 // Drop forgets the queue's messages until the next MarkBuilt. Rebuild
 // leases and deduplication records are kept: a rebuild in progress still
 // owns its queue, and a purge does not reopen the deduplication window.

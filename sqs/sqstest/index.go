@@ -56,6 +56,7 @@ func RunIndex(t *testing.T, open func(t *testing.T) sqs.Index) {
 		{"LockRebuild", testLockRebuild},
 		{"LockRebuildLeaseExpires", testLockRebuildExpiry},
 		{"CommitUnderTheLeaseMarksBuilt", testCommitBuilds},
+		{"MissingNamesUntrackedIDs", testMissing},
 		{"CommitAfterDropFails", testCommitAfterDrop},
 		{"CommitAfterTheLeaseExpiredFails", testCommitAfterExpiry},
 		{"Deduplicate", testDeduplicate},

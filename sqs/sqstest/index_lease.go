@@ -86,3 +86,25 @@ func testCommitAfterExpiry(e *indexEnv) {
 		e.t.Fatalf("the new holder's Commit: %v", err)
 	}
 }
+
+// Missing tells the reconciler which stored messages the Index lacks.
+func testMissing(e *indexEnv) {
+	q := e.queue(false)
+	e.add(q, "", 0, "a", "b")
+	stray := uuid.New()
+	got, err := e.x.Missing(e.ctx, q, append(e.idsOf("a", "b"), stray))
+	if err != nil || len(got) != 1 || got[0] != stray {
+		e.t.Fatalf("Missing = %v, %v; want only the untracked id", got, err)
+	}
+	if err := e.x.Remove(e.ctx, q, e.idsOf("a")); err != nil {
+		e.t.Fatal(err)
+	}
+	got, err = e.x.Missing(e.ctx, q, e.idsOf("a", "b"))
+	if err != nil || len(got) != 1 || got[0] != e.id("a") {
+		e.t.Fatalf("Missing after a Remove = %v, %v", got, err)
+	}
+	unbuilt := sqs.IndexQueue{ID: uuid.New()}
+	if _, err := e.x.Missing(e.ctx, unbuilt, e.idsOf("a")); !errors.Is(err, sqs.ErrNotBuilt) {
+		e.t.Fatalf("Missing on a queue not built: %v, want ErrNotBuilt", err)
+	}
+}
