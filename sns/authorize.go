@@ -3,7 +3,6 @@ package sns
 import (
 	"context"
 	"strings"
-	"sync"
 
 	"github.com/heraldmq/herald"
 	"github.com/heraldmq/herald/policy"
@@ -76,7 +75,7 @@ func (s *Service) authorizeTopic(c Caller, action, account, arn string, t *Topic
 		}
 		return errNotAuthorized(c, action, arn)
 	}
-	eff := s.policies.get(text).Evaluate(policy.Request{
+	eff := s.policies.Get(text).Evaluate(policy.Request{
 		Account: c.Account, Action: "sns:" + action, Resource: arn,
 		Context: map[string]string{"aws:SourceOwner": c.Account, "aws:SourceAccount": c.Account},
 	})
@@ -122,29 +121,6 @@ func (s *Service) queueCaller(topicARN string) sqs.Caller {
 	_, account, _, _ := ParseTopicARN(topicARN, "TopicArn")
 	return sqs.Caller{Account: account, SenderID: account, Scheme: "http", Host: "localhost",
 		Service: "sns.amazonaws.com", SourceARN: topicARN}
-}
-
-// policyCache keeps parsed topic policies by their text.
-type policyCache struct {
-	mu sync.Mutex
-	m  map[string]*policy.Policy
-}
-
-func (pc *policyCache) get(text string) *policy.Policy {
-	pc.mu.Lock()
-	defer pc.mu.Unlock()
-	if p, ok := pc.m[text]; ok {
-		return p
-	}
-	p, err := policy.Parse(text)
-	if err != nil {
-		p, _ = policy.Parse("")
-	}
-	if pc.m == nil || len(pc.m) >= 1024 {
-		pc.m = make(map[string]*policy.Policy)
-	}
-	pc.m[text] = p
-	return p
 }
 
 // validPolicyText checks a Policy attribute.

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/heraldmq/herald/policy"
 	"github.com/heraldmq/herald/sqs"
 )
 
@@ -142,7 +143,7 @@ type Service struct {
 
 	queuesMu sync.Mutex
 	created  map[string]bool // internal queues known to exist
-	policies policyCache
+	policies policy.Cache
 
 	keyMu    sync.Mutex // guards key and keySince (jobseal.go)
 	key      []byte

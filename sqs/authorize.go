@@ -3,7 +3,6 @@ package sqs
 import (
 	"context"
 	"strings"
-	"sync"
 
 	"github.com/heraldmq/herald/policy"
 )
@@ -182,7 +181,7 @@ func (s *Service) authorize(c Caller, action string, q *Queue) error {
 		}
 		return ErrAccessDenied(c, action, s.queueARN(q), false)
 	}
-	p := s.policies.get(q.Attributes.Policy)
+	p := s.policies.Get(q.Attributes.Policy)
 	req := policy.Request{Account: c.Account, Action: "sqs:" + action, Resource: s.queueARN(q)}
 	if c.Service != "" {
 		req.Account, req.Service = "", c.Service
@@ -198,31 +197,4 @@ func (s *Service) authorize(c Caller, action string, q *Queue) error {
 		return nil
 	}
 	return ErrAccessDenied(c, action, s.queueARN(q), false)
-}
-
-// policyCache keeps parsed queue policies by their text. A policy that no
-// longer parses (stored before validation existed) denies nothing and
-// allows nothing.
-type policyCache struct {
-	mu sync.Mutex
-	m  map[string]*policy.Policy
-}
-
-const maxCachedPolicies = 1024
-
-func (pc *policyCache) get(text string) *policy.Policy {
-	pc.mu.Lock()
-	defer pc.mu.Unlock()
-	if p, ok := pc.m[text]; ok {
-		return p
-	}
-	p, err := policy.Parse(text)
-	if err != nil {
-		p, _ = policy.Parse("")
-	}
-	if pc.m == nil || len(pc.m) >= maxCachedPolicies {
-		pc.m = make(map[string]*policy.Policy)
-	}
-	pc.m[text] = p
-	return p
 }

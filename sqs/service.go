@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/heraldmq/herald"
+	"github.com/heraldmq/herald/policy"
 )
 
 // Config configures a Service. Zero values take the documented defaults.
@@ -134,7 +135,7 @@ type Service struct {
 	tasks     *moveTasks
 	inflight  inflightReadings
 	attempts  receiveAttempts
-	policies  policyCache
+	policies  policy.Cache
 	stats     Stats
 	reconcile reconciler
 
