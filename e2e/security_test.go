@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -331,6 +332,18 @@ func TestCacheRequiresCredentials(t *testing.T) {
 				t.Fatalf("%s %s: %d %s, want %d", tt.method, tt.path, status, body, tt.want)
 			}
 		})
+	}
+
+	// The command-line client takes the token too.
+	cli := func(args ...string) (string, error) {
+		out, err := exec.Command(heraldBin, append([]string{"put", "--server", s.URL, "--path", "devices.1.cli", "--body", "hi"}, args...)...).CombinedOutput()
+		return string(out), err
+	}
+	if out, err := cli(); err == nil || !strings.Contains(out, "unauthenticated") {
+		t.Fatalf("herald put without a token: %v %s", err, out)
+	}
+	if out, err := cli("--token", good); err != nil {
+		t.Fatalf("herald put --token: %v %s", err, out)
 	}
 
 	// A granted event stream opens (200, text/event-stream).

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -23,6 +24,7 @@ func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
 // clientFlags are the flags every client command shares.
 type clientFlags struct {
 	server string
+	token  string
 	limit  int
 	cursor string
 }
@@ -31,6 +33,7 @@ func newClientFlagSet(name, synopsis string, stderr io.Writer, paged bool) (*fla
 	cf := &clientFlags{}
 	fs := newFlagSet(name, synopsis, stderr)
 	fs.StringVar(&cf.server, "server", "http://127.0.0.1:4566", "Herald server to talk to")
+	fs.StringVar(&cf.token, "token", "", "bearer token (JWT) for a server that requires credentials (prefer the environment variable HERALD_TOKEN)")
 	if paged {
 		fs.IntVar(&cf.limit, "limit", 0, "page size (0 for the server's default)")
 		fs.StringVar(&cf.cursor, "cursor", "", "next_cursor of the previous page")
@@ -38,7 +41,12 @@ func newClientFlagSet(name, synopsis string, stderr io.Writer, paged bool) (*fla
 	return fs, cf
 }
 
-func (cf *clientFlags) client() *client.Client { return client.New(cf.server, nil) }
+func (cf *clientFlags) client() *client.Client {
+	if cf.token == "" {
+		return client.New(cf.server, nil)
+	}
+	return client.New(cf.server, &http.Client{Transport: client.BearerTransport{Token: cf.token}})
+}
 
 func (cf *clientFlags) page() client.PageOptions {
 	return client.PageOptions{Limit: cf.limit, Cursor: cf.cursor}
