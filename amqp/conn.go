@@ -66,6 +66,7 @@ func dial(o *Options, role string) (*rabbit.Connection, error) {
 func keepConnected(ctx context.Context, o *Options, role string, session func(context.Context, *rabbit.Connection) error) {
 	log := o.Logger.With("amqp", role)
 	b := &backoff{min: o.RedialMin, max: o.RedialMax}
+	o.Links.set(role, false)
 	for ctx.Err() == nil {
 		conn, err := dial(o, role)
 		if err != nil {
@@ -75,7 +76,9 @@ func keepConnected(ctx context.Context, o *Options, role string, session func(co
 			continue
 		}
 		began := time.Now()
+		o.Links.set(role, true)
 		err = runSession(ctx, conn, session)
+		o.Links.set(role, false)
 		conn.Close()
 		if ctx.Err() != nil {
 			return

@@ -32,6 +32,8 @@ type Options struct {
 	Heartbeat time.Duration // AMQP heartbeat; default 10s
 
 	Logger *slog.Logger // default: discard
+	// Links, when set, is told when each connection goes up or down.
+	Links *Links
 }
 
 func (o Options) withDefaults() (Options, error) {

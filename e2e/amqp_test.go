@@ -286,8 +286,13 @@ func TestAMQPBrokerOutageLosesNothing(t *testing.T) {
 	const n = 300
 	for i := range n {
 		if i == 100 {
+			waitHealth(t, s, "rabbitmq", "ok")
 			proxy.cut()
 			time.Sleep(2 * time.Second) // Herald is cut off; the backend keeps publishing
+			// The outage is visible on /healthz.
+			if h := healthOf(t, s)["rabbitmq"]; !strings.HasPrefix(h, "reconnecting") {
+				t.Errorf("/healthz during the outage says rabbitmq %q, want reconnecting", h)
+			}
 		}
 		if i == 200 {
 			proxy.restore()

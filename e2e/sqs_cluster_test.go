@@ -241,20 +241,27 @@ func TestSQSRedisKilledLosesNoMessage(t *testing.T) {
 	t.Logf("%d messages sent and delivered across a Redis kill and restart", len(sent))
 }
 
+// healthOf returns s's /healthz document.
+func healthOf(t *testing.T, s *server) map[string]string {
+	t.Helper()
+	h := map[string]string{}
+	resp, err := http.Get(s.URL + "/healthz")
+	if err != nil {
+		return h
+	}
+	defer resp.Body.Close()
+	_ = json.NewDecoder(resp.Body).Decode(&h)
+	return h
+}
+
 // waitHealth waits until /healthz reports component in state.
 func waitHealth(t *testing.T, s *server, component, state string) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	var last map[string]string
 	for time.Now().Before(deadline) {
-		resp, err := http.Get(s.URL + "/healthz")
-		if err == nil {
-			last = map[string]string{}
-			_ = json.NewDecoder(resp.Body).Decode(&last)
-			resp.Body.Close()
-			if last[component] == state {
-				return
-			}
+		if last = healthOf(t, s); last[component] == state {
+			return
 		}
 		time.Sleep(200 * time.Millisecond)
 	}

@@ -29,7 +29,7 @@ type Server struct {
 	events  *eventStream                // nil: GET /v1/events answers 501
 	ident   *Identifier                 // nil: requests carry no identity (the cache decides)
 
-	componentsFn func() map[string]string // extra /healthz detail
+	componentsFns []func() map[string]string // extra /healthz detail
 }
 
 // SetIdentifier makes every request to the API's /v1/ routes (the
@@ -180,14 +180,19 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, body)
 }
 
-// SetComponents adds to /healthz the state of each component it names
+// AddComponents adds to /healthz the state of each component f names
 // ("redis": "ok" or "degraded"): a degraded component leaves the server
 // serving (ready), more slowly or with fewer guarantees of order.
-func (s *Server) SetComponents(f func() map[string]string) { s.componentsFn = f }
+func (s *Server) AddComponents(f func() map[string]string) {
+	s.componentsFns = append(s.componentsFns, f)
+}
 
 func (s *Server) components() map[string]string {
-	if s.componentsFn == nil {
-		return nil
+	out := map[string]string{}
+	for _, f := range s.componentsFns {
+		for k, v := range f() {
+			out[k] = v
+		}
 	}
-	return s.componentsFn()
+	return out
 }

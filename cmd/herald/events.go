@@ -17,7 +17,21 @@ import (
 // consumer.
 type eventsWiring struct {
 	events cache.Events
+	links  *amqp.Links // nil without RabbitMQ
 	close  func()
+}
+
+// components is the events' part of /healthz: RabbitMQ's connections when
+// it is used ("ok", or "reconnecting" while one of them is down; events
+// are buffered meanwhile).
+func (w *eventsWiring) components() map[string]string {
+	if w.links == nil {
+		return nil
+	}
+	if down := w.links.Down(); len(down) > 0 {
+		return map[string]string{"rabbitmq": "reconnecting (" + strings.Join(down, ", ") + ")"}
+	}
+	return map[string]string{"rabbitmq": "ok"}
 }
 
 // openEvents builds the Events and, with AMQP, starts ingesting into svc.
@@ -30,7 +44,7 @@ func openEvents(cfg amqpConfig, svc *cache.Service, reg prometheus.Registerer, l
 		URL: cfg.url, IngestExchange: cfg.ingestExchange, IngestQueue: cfg.ingestQueue,
 		DLX: cfg.dlx, DeadQueue: strings.TrimSuffix(cfg.dlx, ".dlx") + ".dead",
 		EventsExchange: cfg.eventsExchange, Prefetch: cfg.prefetch, PublishBuffer: cfg.publishBuffer,
-		Logger: log,
+		Logger: log, Links: &amqp.Links{},
 	}
 	ev, err := amqp.NewEvents(opts)
 	if err != nil {
@@ -43,8 +57,8 @@ func openEvents(cfg amqpConfig, svc *cache.Service, reg prometheus.Registerer, l
 		ev.Close(closeCtx)
 		return nil, err
 	}
-	registerAMQPMetrics(reg, ev, ingest)
-	return &eventsWiring{events: ev, close: func() {
+	registerAMQPMetrics(reg, ev, ingest, opts.Links)
+	return &eventsWiring{events: ev, links: opts.Links, close: func() {
 		ingest.Close()
 		// Give buffered events a few seconds to be confirmed by RabbitMQ.
 		closeCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -56,7 +70,18 @@ func openEvents(cfg amqpConfig, svc *cache.Service, reg prometheus.Registerer, l
 }
 
 // registerAMQPMetrics exposes the bridge's counters and its event buffer.
-func registerAMQPMetrics(reg prometheus.Registerer, ev *amqp.Events, in *amqp.Ingest) {
+func registerAMQPMetrics(reg prometheus.Registerer, ev *amqp.Events, in *amqp.Ingest, links *amqp.Links) {
+	for _, role := range []string{"events publisher", "events consumer", "ingest consumer"} {
+		reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "herald_amqp_connected", Help: "1 while this node's RabbitMQ connection of the role is up.",
+			ConstLabels: prometheus.Labels{"role": strings.ReplaceAll(role, " ", "_")},
+		}, func() float64 {
+			if links.Up()[role] {
+				return 1
+			}
+			return 0
+		}))
+	}
 	gauge := func(name, help string, f func() float64) prometheus.Collector {
 		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, f)
 	}

@@ -132,7 +132,8 @@ func serve(ctx context.Context, cfg serveConfig, stderr io.Writer) error {
 		return err
 	}
 	registerQueueMetrics(m.Registry, queues)
-	handler.SetComponents(queues.components)
+	handler.AddComponents(queues.components)
+	handler.AddComponents(events.components)
 	defer queues.closer()
 	topics, err := openTopics(db, svc, cfg.auth.grants.topicGrants(requireIdentity), queues, cfg.aws, cfg.store.dataDir, log)
 	if err != nil {
