@@ -202,3 +202,11 @@ func TestSubscriptionsCrossAccount(t *testing.T) {
 	_, err = e.svc.GetSubscriptionAttributes(e.ctx, caller, sub)
 	wantCode(t, err, "")
 }
+
+// Herald's internal queues cannot be subscribed to a topic.
+func TestInternalQueueIsNoEndpoint(t *testing.T) {
+	e := newEnv(t)
+	topic := e.createTopic(t, "t", nil)
+	_, err := e.svc.Subscribe(e.ctx, caller, sns.SubscribeInput{TopicARN: topic, Protocol: "sqs", Endpoint: "arn:aws:sqs:us-east-1:herald-sns:sns-delivery"})
+	wantCode(t, err, sns.CodeInvalidParameter)
+}

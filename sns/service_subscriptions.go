@@ -41,7 +41,10 @@ func (s *Service) checkEndpoint(protocol, endpoint string, fifo bool) *Error {
 			return ErrInvalidParameter("Endpoint must match the specified protocol")
 		}
 	case ProtocolSQS:
-		if _, _, _, err := sqs.ParseQueueARN(endpoint); err != nil {
+		_, account, _, err := sqs.ParseQueueARN(endpoint)
+		if err != nil || sqs.IsInternalAccount(account) {
+			// Herald's internal queues are never an endpoint (deliveries
+			// to them would be refused anyway).
 			return ErrInvalidParameter("SQS endpoint ARN")
 		}
 	case ProtocolPath:
