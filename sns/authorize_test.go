@@ -210,3 +210,45 @@ func TestInternalQueueIsNoEndpoint(t *testing.T) {
 	_, err := e.svc.Subscribe(e.ctx, caller, sns.SubscribeInput{TopicARN: topic, Protocol: "sqs", Endpoint: "arn:aws:sqs:us-east-1:herald-sns:sns-delivery"})
 	wantCode(t, err, sns.CodeInvalidParameter)
 }
+
+// A job an older Herald left unsealed on its publish queue (made without a
+// job key) is still delivered after the upgrade: it was sent before the key
+// existed. One sent after the key existed is refused.
+func TestUnsealedJobsFromBeforeTheUpgrade(t *testing.T) {
+	e := newEnv(t)
+	topic := e.createTopic(t, "legacy", nil)
+	queue := e.createQueue(t, "legacy-sub", nil)
+	e.subscribe(t, topic, "sqs", queue, map[string]string{"RawMessageDelivery": "true"})
+	tp, err := e.store.GetTopic(e.ctx, account, "legacy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	internal := sqs.InternalCaller("herald-sns")
+	// The publish queue as an older Herald made it: no job key.
+	if _, err := e.queues.CreateQueue(e.ctx, internal, sqs.CreateQueueInput{QueueName: "sns-publish",
+		Attributes: map[string]string{"VisibilityTimeout": "2", "MaximumMessageSize": "1048576", "MessageRetentionPeriod": "1209600"}}); err != nil {
+		t.Fatal(err)
+	}
+	job := fmt.Sprintf(`{"tid":%q,"acct":%q,"topic":"legacy","msg":"left by the old version","ts":%d}`, tp.ID, account, time.Now().UnixMilli())
+	if _, err := e.queues.SendMessage(e.ctx, internal, sqs.SendMessageInput{QueueURL: "/herald-sns/sns-publish", MessageBody: job}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(5 * time.Millisecond) // the key is made after the job was sent
+	run(t, e.svc)
+	var got []sqs.ReceivedMessage
+	eventually(t, 10*time.Second, "the legacy job's delivery", func() bool {
+		got = append(got, e.drain(t, "legacy-sub")...)
+		return len(got) >= 1
+	})
+	if got[0].Body != "left by the old version" {
+		t.Fatalf("delivered %q", got[0].Body)
+	}
+	// Now the key exists: an unsealed job is a forgery.
+	if _, err := e.queues.SendMessage(e.ctx, internal, sqs.SendMessageInput{QueueURL: "/herald-sns/sns-publish", MessageBody: job}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 10*time.Second, "the new unsealed job refused", func() bool { return e.svc.Stats().Forged.Load() == 1 })
+	if n := len(e.drain(t, "legacy-sub")); n != 0 {
+		t.Fatalf("an unsealed job sent after the key existed was delivered (%d)", n)
+	}
+}
