@@ -224,8 +224,10 @@ func (s *Service) readPublishJob(ctx context.Context, j job) (*publishJob, bool)
 		s.deleteJob(ctx, j)
 		return nil, false
 	}
-	p.MessageID = messageIDFor(j.msg.MessageID)
-	p.SequenceNumber = j.msg.Attributes[sqs.SysAttrSequenceNumber]
+	if p.MessageID == "" { // a continuation keeps its original's
+		p.MessageID = messageIDFor(j.msg.MessageID)
+		p.SequenceNumber = j.msg.Attributes[sqs.SysAttrSequenceNumber]
+	}
 	return &p, true
 }
 
@@ -268,8 +270,16 @@ func (s *Service) fanOut(ctx context.Context, j job) bool {
 		batch, size = batch[:0], 0
 		return err
 	}
-	after := uuid.Nil
-	for {
+	after := p.After
+	for chunks := 0; ; chunks++ {
+		if chunks == checkpointChunks {
+			// Hand the rest over to a continuation job, so that a worker
+			// that dies from here on repeats at most these chunks.
+			if flush() != nil {
+				return false
+			}
+			return s.continueFanOut(ctx, j, p, after)
+		}
 		subs, err := s.store.ListSubscriptions(ctx, t.ID, after, s.cfg.ChunkSize)
 		if err != nil {
 			s.log.Warn("sns: listing subscriptions failed; the publish job will run again", "err", err)
@@ -309,6 +319,34 @@ func (s *Service) fanOut(ctx context.Context, j job) bool {
 	}
 	s.stats.Published.Add(1)
 	return true
+}
+
+// checkpointChunks is how many chunks of subscriptions one publish job
+// expands before it hands the rest of the topic over to a continuation:
+// a worker that dies mid-fan-out makes at most this many chunks deliver
+// twice, instead of every chunk expanded so far.
+const checkpointChunks = 10
+
+// continueFanOut sends p's continuation from after (sealed, to the same
+// queue, keeping p's MessageId) and deletes j. A death between the two
+// runs j again from its own start: duplicates, never a loss.
+func (s *Service) continueFanOut(ctx context.Context, j job, p *publishJob, after uuid.UUID) bool {
+	next := *p
+	next.After = after
+	body, err := json.Marshal(next)
+	if err != nil {
+		return false
+	}
+	sealed, err := s.seal(ctx, body)
+	if err != nil {
+		return false
+	}
+	if _, err := s.q.SendMessage(ctx, s.internalCaller(), sqs.SendMessageInput{QueueURL: j.url, MessageBody: sealed}); err != nil {
+		s.log.Warn("sns: handing a fan-out over to its continuation failed; the publish job will run again", "err", err)
+		return false
+	}
+	s.stats.Continued.Add(1)
+	return s.deleteJob(ctx, j)
 }
 
 // sendJobs enqueues delivery jobs; an error means some may not have been

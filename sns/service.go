@@ -125,6 +125,7 @@ type Stats struct {
 	Dropped      atomic.Int64 // deliveries given up without a dead-letter queue
 	Throttled    atomic.Int64 // deliveries queued again to wait for their turn under a throttle policy
 	Forged       atomic.Int64 // internal jobs refused for a missing or wrong seal (jobseal.go)
+	Continued    atomic.Int64 // publish jobs handed over to a continuation (fanout.go)
 }
 
 // Service implements API on a Store (topics and subscriptions) and the

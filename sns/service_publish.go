@@ -41,9 +41,13 @@ type publishJob struct {
 	Scheme     string                           `json:"scheme,omitempty"`
 	Host       string                           `json:"host,omitempty"`
 
-	// Set by fan-out from the publish job's queue message.
+	// Set by fan-out from the publish job's queue message (and carried by
+	// a continuation, so that it keeps the original's).
 	MessageID      string `json:"mid,omitempty"`
 	SequenceNumber string `json:"seq,omitempty"`
+	// After is where a continuation resumes the topic's subscriptions
+	// (fanOut's checkpoints); uuid.Nil from the start.
+	After uuid.UUID `json:"after,omitzero"`
 }
 
 // queueError turns an error of the queue service into an SNS error.
