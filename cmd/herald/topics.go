@@ -183,6 +183,7 @@ func registerSNSMetrics(reg prometheus.Registerer, st *sns.Stats) {
 		counter(deliveries, help, "throttled", &st.Throttled),
 		counter(deliveries, help, "dead_lettered", &st.DeadLettered),
 		counter(deliveries, help, "dropped", &st.Dropped),
+		counter("herald_sns_continuations_total", "SNS publish jobs of large topics handed over to a continuation after 10 chunks.", "", &st.Continued),
 		counter("herald_sns_forged_jobs_total", "Jobs on Herald's internal SNS queues refused for a missing or wrong seal (docs/security.md).", "", &st.Forged),
 	)
 }
