@@ -272,7 +272,7 @@ func (ix *Index) LockRebuild(ctx context.Context, q sqs.IndexQueue, lease time.D
 	if err != nil || !ok {
 		return nil, false, err
 	}
-	return &rebuildLease{ix: ix, q: q, key: key, token: token}, true, nil
+	return &rebuildLease{ix: ix, q: q, key: key, token: token, lease: lease}, true, nil
 }
 
 // rebuildLease is one holder's rebuild lock on a queue.
@@ -281,6 +281,19 @@ type rebuildLease struct {
 	q     sqs.IndexQueue
 	key   string
 	token string
+	lease time.Duration
+}
+
+func (l *rebuildLease) Renew(ctx context.Context) error {
+	var n int64
+	err := l.ix.call(ctx, "redisindex.Renew", func(ctx context.Context) (err error) {
+		n, err = scriptRenew.Run(ctx, l.ix.client, []string{l.key}, l.token, l.lease.Milliseconds()).Int64()
+		return err
+	})
+	if err == nil && n != 1 {
+		return sqs.ErrLeaseLost
+	}
+	return err
 }
 
 func (l *rebuildLease) Commit(ctx context.Context) error {

@@ -21,6 +21,7 @@ var (
 	scriptMarkBuilt  = queueScript("markbuilt")
 	scriptMissing    = queueScript("missing")
 	scriptUnlock     = plainScript("unlock")
+	scriptRenew      = plainScript("renew")
 	scriptDedup      = plainScript("dedup")
 )
 

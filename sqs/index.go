@@ -29,6 +29,10 @@ type RebuildLease interface {
 	// loss of the Index's data) may have made the rebuild partial, so
 	// only an unbroken lease proves it whole.
 	Commit(ctx context.Context) error
+	// Renew extends the lease by its duration, if it is still held
+	// (ErrLeaseLost otherwise): a rebuild of a large queue renews it as it
+	// goes, so that it can take longer than one lease.
+	Renew(ctx context.Context) error
 	// Release frees the lease if it is still this one's (best effort).
 	Release()
 }

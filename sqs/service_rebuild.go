@@ -62,9 +62,13 @@ func (s *Service) rebuild(ctx context.Context, q *Queue) (err error) {
 		if len(batch) == 0 {
 			return nil
 		}
-		err := s.index.Add(ctx, iq, batch)
+		if err := s.index.Add(ctx, iq, batch); err != nil {
+			return err
+		}
 		batch = batch[:0]
-		return err
+		// A large queue takes longer than one lease: renew it as we go
+		// (and stop at once if it was lost).
+		return lease.Renew(ctx)
 	}
 	for {
 		m, err := sc.next(ctx)
@@ -92,6 +96,18 @@ func (s *Service) rebuild(ctx context.Context, q *Queue) (err error) {
 		return err
 	}
 	return lease.Commit(ctx)
+}
+
+// rebuildDetached runs rebuild for a request, detached from the request's
+// own end: a rebuild of a large queue may outlast a client's timeout, and
+// one abandoned half-way by every impatient client would never finish.
+// It still ends when the Service closes.
+func (s *Service) rebuildDetached(ctx context.Context, q *Queue) error {
+	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	stop := context.AfterFunc(s.bg, cancel)
+	defer stop()
+	return s.rebuild(rctx, q)
 }
 
 // storedEntry is the Index entry of a stored message.

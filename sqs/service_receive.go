@@ -181,7 +181,7 @@ func (s *Service) withBuiltIndex(ctx context.Context, q *Queue, op func() error)
 		if time.Now().After(deadline) {
 			return ErrServiceUnavailable(errRebuildTimeout)
 		}
-		if err := s.rebuild(ctx, q); err != nil && !errors.Is(err, ErrLeaseLost) {
+		if err := s.rebuildDetached(ctx, q); err != nil && !errors.Is(err, ErrLeaseLost) {
 			return err
 		}
 		if ctx.Err() != nil {

@@ -344,7 +344,7 @@ func (x *Index) LockRebuild(ctx context.Context, q sqs.IndexQueue, lease time.Du
 	token := x.leaseSeq
 	x.leaseMu.Unlock()
 	qs.leaseToken, qs.leaseUntil = token, now+int64(lease)
-	return &rebuildLease{x: x, q: q, qs: qs, token: token}, true, nil
+	return &rebuildLease{x: x, q: q, qs: qs, token: token, lease: lease}, true, nil
 }
 
 // rebuildLease is one holder's lease on a queue's state.
@@ -353,6 +353,22 @@ type rebuildLease struct {
 	q     sqs.IndexQueue
 	qs    *queueState
 	token uint64
+	lease time.Duration
+}
+
+// Renew extends the lease by its duration if it is still this one's.
+func (l *rebuildLease) Renew(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	qs := l.x.lock(l.q, true)
+	defer qs.mu.Unlock()
+	now := l.x.clock().UnixNano()
+	if qs != l.qs || qs.leaseToken != l.token || !qs.leased(now) {
+		return sqs.ErrLeaseLost
+	}
+	qs.leaseUntil = now + int64(l.lease)
+	return nil
 }
 
 // Commit marks the queue built if the lease is still this one's, on the

@@ -57,6 +57,7 @@ func RunIndex(t *testing.T, open func(t *testing.T) sqs.Index) {
 		{"LockRebuildLeaseExpires", testLockRebuildExpiry},
 		{"CommitUnderTheLeaseMarksBuilt", testCommitBuilds},
 		{"MissingNamesUntrackedIDs", testMissing},
+		{"RenewKeepsTheLease", testRenew},
 		{"CommitAfterDropFails", testCommitAfterDrop},
 		{"CommitAfterTheLeaseExpiredFails", testCommitAfterExpiry},
 		{"Deduplicate", testDeduplicate},

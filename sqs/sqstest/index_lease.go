@@ -108,3 +108,39 @@ func testMissing(e *indexEnv) {
 		e.t.Fatalf("Missing on a queue not built: %v, want ErrNotBuilt", err)
 	}
 }
+
+// A rebuild longer than one lease renews it; a lease ended by Drop cannot
+// be renewed.
+func testRenew(e *indexEnv) {
+	q := sqs.IndexQueue{ID: uuid.New()}
+	l, ok, err := e.x.LockRebuild(e.ctx, q, leaseWait)
+	if err != nil || !ok {
+		e.t.Fatalf("LockRebuild: ok %v, err %v", ok, err)
+	}
+	defer l.Release()
+	for range 3 {
+		time.Sleep(leaseWait / 2)
+		if err := l.Renew(e.ctx); err != nil {
+			e.t.Fatalf("Renew of a held lease: %v", err)
+		}
+	}
+	// 1.5 leases later it is still held.
+	if _, ok, _ := e.x.LockRebuild(e.ctx, q, time.Minute); ok {
+		e.t.Fatal("another LockRebuild took a renewed lease")
+	}
+	if err := l.Commit(e.ctx); err != nil {
+		e.t.Fatalf("Commit of a renewed lease: %v", err)
+	}
+	q2 := sqs.IndexQueue{ID: uuid.New()}
+	l2, ok, err := e.x.LockRebuild(e.ctx, q2, time.Minute)
+	if err != nil || !ok {
+		e.t.Fatalf("LockRebuild: ok %v, err %v", ok, err)
+	}
+	defer l2.Release()
+	if err := e.x.Drop(e.ctx, q2); err != nil {
+		e.t.Fatal(err)
+	}
+	if err := l2.Renew(e.ctx); !errors.Is(err, sqs.ErrLeaseLost) {
+		e.t.Fatalf("Renew after a Drop: %v, want ErrLeaseLost", err)
+	}
+}
