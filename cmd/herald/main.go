@@ -34,6 +34,7 @@ func commands() []command {
 		{"journal", "show the messages received in a time range, oldest first", runJournal},
 		{"paths", "list the paths at or below a prefix", runPaths},
 		{"bench", "load a running server and report throughput and latency (bench cache)", runBench},
+		{"chaos", "run a fault drill: load herald processes of its own while injecting faults (RELIABILITY.md)", runChaos},
 	}
 }
 

@@ -1,0 +1,170 @@
+package chaos
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/heraldmq/herald/api"
+	"github.com/heraldmq/herald/client"
+)
+
+// cacheScenario puts messages into the cache (POST /v1/messages with the
+// drill's message_uuid, one path per producer); a message is received
+// when GET /v1/messages/{uuid} returns it with an intact body.
+type cacheScenario struct {
+	c      *client.Client
+	reader cacheReader
+}
+
+func (s *cacheScenario) uses() uses                              { return uses{} }
+func (s *cacheScenario) subscribers() int                        { return 1 }
+func (s *cacheScenario) heraldArgs(*world) []string              { return nil }
+func (s *cacheScenario) afterStop(context.Context, *scenarioRun) {}
+
+func (s *cacheScenario) setup(ctx context.Context, r *scenarioRun) error {
+	s.c = newCacheClient(r)
+	s.reader.init(r)
+	return nil
+}
+
+func (s *cacheScenario) produce(ctx context.Context, r *scenarioRun, worker, n int) error {
+	metadata := json.RawMessage(`{"paths":["` + r.pathPrefix() + ".w" + strconv.Itoa(worker) + `"]}`)
+	for range n {
+		id, body := r.newMessage("")
+		started := time.Now()
+		if _, _, err := s.c.Put(ctx, api.PutRequest{MessageUUID: id.String(), Metadata: metadata, Body: []byte(body)}); err != nil {
+			return err
+		}
+		r.tally.ack(id, started)
+		s.reader.enqueue(id)
+	}
+	return nil
+}
+
+func (s *cacheScenario) consume(ctx context.Context, r *scenarioRun, worker int, stop <-chan struct{}) {
+	s.reader.consume(ctx, r, worker, stop)
+}
+
+func (s *cacheScenario) finish(*scenarioRun)                    {}
+func (s *cacheScenario) teardown(context.Context, *scenarioRun) {}
+
+func newCacheClient(r *scenarioRun) *client.Client {
+	n := r.cfg.Producers + r.cfg.Consumers + 4
+	return client.New(r.url, &http.Client{Timeout: 15 * time.Second, Transport: &http.Transport{
+		Proxy: nil, MaxIdleConns: n, MaxIdleConnsPerHost: n, IdleConnTimeout: time.Minute}})
+}
+
+// cacheReader reads acknowledged messages back from the cache by id: the
+// ids the producers hand it at once, again a little later when a read
+// found nothing or failed (AMQP ingest stores a message some time after
+// RabbitMQ confirmed it), and, whenever it is idle, every acknowledged id
+// still missing.
+type cacheReader struct {
+	c       *client.Client
+	pending chan pendingRead
+	reading sync.Map // ids being read now: an id queued twice is read once
+}
+
+// pendingRead is an id to read, and how often it was read before.
+type pendingRead struct {
+	id    uuid.UUID
+	tries int
+}
+
+// Retries of one id: after readRetry, at most readTries times; then only
+// the idle scan asks again.
+const (
+	readRetry = 250 * time.Millisecond
+	readTries = 40
+)
+
+func (cr *cacheReader) init(r *scenarioRun) {
+	cr.c = newCacheClient(r)
+	cr.pending = make(chan pendingRead, 100000)
+}
+
+// enqueue asks for id to be read; when the queue is full the idle scan
+// finds it later.
+func (cr *cacheReader) enqueue(id uuid.UUID) { cr.push(pendingRead{id: id}) }
+
+func (cr *cacheReader) push(p pendingRead) {
+	select {
+	case cr.pending <- p:
+	default:
+	}
+}
+
+// retry reads p again after readRetry, unless it was tried too often.
+func (cr *cacheReader) retry(p pendingRead) {
+	if p.tries++; p.tries < readTries {
+		time.AfterFunc(readRetry, func() { cr.push(p) })
+	}
+}
+
+// consume reads ids until stop. Worker 0 also rescans the tally for
+// missing ids whenever it finds nothing to read.
+func (cr *cacheReader) consume(ctx context.Context, r *scenarioRun, worker int, stop <-chan struct{}) {
+	idle := time.NewTimer(time.Second)
+	defer idle.Stop()
+	for !stopped(stop) && ctx.Err() == nil {
+		select {
+		case p := <-cr.pending:
+			if !cr.read(ctx, r, p) && !sleep(ctx, stop, 20*time.Millisecond) {
+				return
+			}
+			continue
+		default:
+		}
+		idle.Reset(500 * time.Millisecond)
+		select {
+		case p := <-cr.pending:
+			cr.read(ctx, r, p)
+		case <-idle.C:
+			if worker == 0 && r.tally.missing() > 0 {
+				for _, id := range r.tally.missingIDs(2000) {
+					cr.enqueue(id)
+				}
+			}
+		case <-stop:
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// read gets one message; found and intact, it is received. It returns
+// false when the server could not answer (the caller backs off).
+func (cr *cacheReader) read(ctx context.Context, r *scenarioRun, p pendingRead) bool {
+	id := p.id
+	if _, busy := cr.reading.LoadOrStore(id, true); busy {
+		return true
+	}
+	defer cr.reading.Delete(id)
+	if r.tally.delivered(id, 0) {
+		return true // read already (an id may be queued twice)
+	}
+	started := time.Now()
+	m, err := cr.c.Get(ctx, id.String())
+	var ce *client.Error
+	switch {
+	case errors.As(err, &ce) && ce.Status == http.StatusNotFound:
+		cr.retry(p) // not (yet) there
+		return true
+	case err != nil:
+		r.fail("get", err)
+		cr.retry(p)
+		return false
+	}
+	got, _, _, ok := r.received(string(m.Body), 0, started)
+	if ok && (got != id || m.MessageUUID != id.String()) {
+		r.tally.corruptBody("GET " + id.String() + " returned message " + m.MessageUUID + " with the body of " + got.String())
+	}
+	return true
+}
