@@ -116,9 +116,13 @@ func (b *Breaker) record(err error, probe bool) {
 	}
 	b.failures++
 	switch {
-	case b.open:
+	case b.open && probe:
+		// The probe failed: wait twice as long before the next one.
 		b.backoff = min(2*b.backoff, b.maxBackoff)
 		b.openUntil = b.now().Add(b.backoff)
+	case b.open:
+		// A call that was already in flight when the breaker opened: it
+		// tells nothing new, and must not push the next probe back.
 	case b.failures >= b.threshold:
 		b.open, b.since, b.backoff = true, b.now(), b.minBackoff
 		b.openUntil = b.since.Add(b.backoff)

@@ -144,3 +144,31 @@ func newDeadClient(t *testing.T) redis.UniversalClient {
 	})
 	return c
 }
+
+// Failures of calls already in flight when the breaker opened do not push
+// the next probe back: only a failed probe doubles the back-off.
+func TestBreakerStragglersDoNotExtendTheBackoff(t *testing.T) {
+	clock := &manualClock{t: time.Unix(1_000_000, 0)}
+	b := NewBreaker(BreakerOptions{Threshold: 3, MinBackoff: time.Second, MaxBackoff: 30 * time.Second,
+		Clock: clock.now, Logger: slog.New(slog.DiscardHandler)})
+	down := herald.Unavailable("op", errors.New("connection refused"))
+	// Eight concurrent callers: all pass the closed breaker, then fail.
+	var probes [8]bool
+	for i := range probes {
+		ok, probe := b.allow()
+		if !ok {
+			t.Fatal("a closed breaker refused a call")
+		}
+		probes[i] = probe
+	}
+	for i := range probes {
+		b.record(down, probes[i])
+	}
+	if !b.Degraded.Load() {
+		t.Fatal("not open after 8 failures")
+	}
+	clock.advance(time.Second)
+	if ok, probe := b.allow(); !ok || !probe {
+		t.Fatal("no probe one back-off (1 s) after opening: the stragglers pushed it back")
+	}
+}
