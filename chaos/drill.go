@@ -214,6 +214,10 @@ func (w *world) runScenario(ctx context.Context, name string) (rep ScenarioRepor
 	}
 
 	rep.counts = r.tally.classify()
+	if ctx.Err() != nil {
+		// Interrupted: what is missing was never given its drain.
+		rep.Unsettled, rep.Lost, rep.LostIDs = rep.Lost, 0, nil
+	}
 	rep.Windows = r.tally.windowStats()
 	rep.Recovery = summarise(rep.Faults)
 	r.errMu.Lock()

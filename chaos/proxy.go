@@ -131,13 +131,6 @@ func (p *proxy) heal() {
 	p.mu.Unlock()
 }
 
-// open reports how many links are open.
-func (p *proxy) open() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return len(p.conns) / 2
-}
-
 // close stops listening, cuts every link and waits for the proxy's
 // goroutines.
 func (p *proxy) close() {

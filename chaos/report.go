@@ -265,6 +265,9 @@ func (s *ScenarioReport) writeDetails(w io.Writer) {
 	if s.Corrupt > 0 {
 		fmt.Fprintf(w, "  CORRUPT: %d, e.g. %s\n", s.Corrupt, strings.Join(s.CorruptSample, "; "))
 	}
+	if s.Unsettled > 0 {
+		fmt.Fprintf(w, "  unsettled (acknowledged, not delivered when the drill was interrupted): %d\n", s.Unsettled)
+	}
 	for _, n := range s.Notes {
 		fmt.Fprintf(w, "  note: %s\n", n)
 	}

@@ -3,6 +3,8 @@ package chaos
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -43,14 +45,21 @@ func (s *sqsScenario) produce(ctx context.Context, r *scenarioRun, worker, n int
 func (s *sqsScenario) consume(ctx context.Context, r *scenarioRun, worker int, stop <-chan struct{}) {
 	s.q.consume(ctx, r, 0, stop, func(payload string) {
 		if s.fifo {
-			s.ord.see(payload)
+			s.ord.see(payload, r.tally.current.Load().name)
 		}
 	})
 }
 
 func (s *sqsScenario) finish(r *scenarioRun) {
 	if s.fifo {
-		r.rep.setExtra("fifo_reordered_first_deliveries", s.ord.reordered())
+		total, byWindow, samples := s.ord.result()
+		r.rep.setExtra("fifo_reordered_first_deliveries", total)
+		for _, w := range sortedKeys(byWindow) {
+			r.rep.setExtra("fifo_reordered_in_"+w, byWindow[w])
+		}
+		for _, sample := range samples {
+			r.rep.Notes = append(r.rep.Notes, "FIFO order: "+sample)
+		}
 	}
 }
 
@@ -194,15 +203,18 @@ func countFalse(bs []bool) int {
 // fifoOrder checks that first deliveries of each FIFO group come in the
 // order the group's messages were sent.
 type fifoOrder struct {
-	mu    sync.Mutex
-	last  map[string]int64 // group → highest number delivered so far
-	count int64
+	mu       sync.Mutex
+	last     map[string]int64 // group → highest number delivered so far
+	count    int64
+	byWindow map[string]int64 // reorders by the tally window they happened in
+	samples  []string
 }
 
-func (o *fifoOrder) init() { o.last = map[string]int64{} }
+func (o *fifoOrder) init() { o.last, o.byWindow = map[string]int64{}, map[string]int64{} }
 
-// see takes the payload of a first delivery: "g<group>.s<number>." ...
-func (o *fifoOrder) see(payload string) {
+// see takes the payload of a first delivery, "g<group>.s<number>." ...,
+// and the window it happened in.
+func (o *fifoOrder) see(payload, window string) {
 	group, rest, ok := strings.Cut(payload, ".")
 	if !ok || !strings.HasPrefix(rest, "s") {
 		return
@@ -216,13 +228,19 @@ func (o *fifoOrder) see(payload string) {
 	defer o.mu.Unlock()
 	if last, ok := o.last[group]; ok && n < last {
 		o.count++
+		o.byWindow[window]++
+		if len(o.samples) < 3 {
+			o.samples = append(o.samples, fmt.Sprintf("group %s: message %d first delivered after message %d (in the %s window, %s)",
+				group, n, last, window, time.Now().UTC().Format("15:04:05.000")))
+		}
 		return
 	}
 	o.last[group] = n
 }
 
-func (o *fifoOrder) reordered() int64 {
+// result returns the reorders in all, by window, and a few samples.
+func (o *fifoOrder) result() (int64, map[string]int64, []string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return o.count
+	return o.count, maps.Clone(o.byWindow), slices.Clone(o.samples)
 }

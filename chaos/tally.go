@@ -82,7 +82,6 @@ type tally struct {
 	deliveries     atomic.Int64
 	duplicates     atomic.Int64
 	corrupt        atomic.Int64
-	lastAck        atomic.Int64 // Unix nanoseconds of the latest acknowledgement
 
 	phase   atomic.Int32
 	current atomic.Pointer[window]
@@ -149,7 +148,7 @@ func (t *tally) arm(since time.Time) *probe {
 	return p
 }
 
-// sent records that id is about to be sent: it must be recorded before
+// sentMsg records that id is about to be sent: it must be recorded before
 // the message can possibly be delivered.
 func (t *tally) sentMsg(id uuid.UUID) {
 	s := t.shard(id)
@@ -183,10 +182,8 @@ func (t *tally) ack(id uuid.UUID, started time.Time) {
 	s.mu.Unlock()
 	t.acked.Add(acked)
 	t.ackedDelivered.Add(delivered)
-	now := time.Now().UnixNano()
-	t.lastAck.Store(now)
 	if p := t.probe.Load(); p != nil && started.UnixNano() >= p.since {
-		p.ackAt.CompareAndSwap(0, now)
+		p.ackAt.CompareAndSwap(0, time.Now().UnixNano())
 	}
 }
 
@@ -279,6 +276,7 @@ type counts struct {
 	Stranded        int64    `json:"stranded"`               // acknowledged, delivered only after the recheck restart
 	Duplicates      int64    `json:"duplicates"`             // deliveries beyond the first of each key
 	Corrupt         int64    `json:"corrupt"`                // deliveries failing their checksum, or of unknown ids
+	Unsettled       int64    `json:"unsettled,omitempty"`    // acknowledged, not delivered when the drill was interrupted (the drain never ran)
 	LostIDs         []string `json:"lost_ids,omitempty"`     // a sample
 	StrandedIDs     []string `json:"stranded_ids,omitempty"` // a sample
 	CorruptSample   []string `json:"corrupt_sample,omitempty"`
