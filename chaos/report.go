@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -241,7 +242,7 @@ func (s *ScenarioReport) writeDetails(w io.Writer) {
 	}
 	if len(s.Recovery) > 0 {
 		fmt.Fprintln(w, "  recovery after the fault ended, min/median/max (first acknowledged send, first delivery, /healthz all ok):")
-		for _, k := range sortedKinds(s.Recovery) {
+		for _, k := range slices.Sorted(maps.Keys(s.Recovery)) {
 			st := s.Recovery[k]
 			fmt.Fprintf(w, "    %-17s ×%d  ack %s  receive %s  healthy %s\n", k, st.Faults, st.Ack, st.Receive, st.Health)
 		}
@@ -249,7 +250,7 @@ func (s *ScenarioReport) writeDetails(w io.Writer) {
 	if len(s.Skipped) > 0 {
 		fmt.Fprintf(w, "  not applicable here: %v\n", s.Skipped)
 	}
-	for _, op := range sortedKeys(s.Errors) {
+	for _, op := range slices.Sorted(maps.Keys(s.Errors)) {
 		e := s.Errors[op]
 		fmt.Fprintf(w, "  %s errors: %d (first: %s)\n", op, e.Count, e.First)
 	}
@@ -290,7 +291,7 @@ func (s *ScenarioReport) duplicateLine() string {
 		}
 		return 1
 	}
-	names := sortedKeys(s.Windows)
+	names := slices.Sorted(maps.Keys(s.Windows))
 	sort.SliceStable(names, func(i, j int) bool { return order(names[i]) < order(names[j]) })
 	var parts []string
 	for _, name := range names {
@@ -317,7 +318,7 @@ func (s *ScenarioReport) extraKeys() []string {
 	if len(s.extraOrder) == len(s.Extra) {
 		return s.extraOrder
 	}
-	return sortedKeys(s.Extra)
+	return slices.Sorted(maps.Keys(s.Extra))
 }
 
 func (sp spread) String() string {
@@ -353,22 +354,4 @@ func orNone(s string) string {
 		return "none"
 	}
 	return s
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
-func sortedKinds[V any](m map[FaultKind]V) []FaultKind {
-	keys := make([]FaultKind, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

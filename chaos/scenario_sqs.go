@@ -54,7 +54,7 @@ func (s *sqsScenario) finish(r *scenarioRun) {
 	if s.fifo {
 		total, byWindow, samples := s.ord.result()
 		r.rep.setExtra("fifo_reordered_first_deliveries", total)
-		for _, w := range sortedKeys(byWindow) {
+		for _, w := range slices.Sorted(maps.Keys(byWindow)) {
 			r.rep.setExtra("fifo_reordered_in_"+w, byWindow[w])
 		}
 		for _, sample := range samples {

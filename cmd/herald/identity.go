@@ -127,10 +127,16 @@ func (c credentials) identifier(cfg authConfig, defaultAccount string) (*httpapi
 	default:
 		return nil, false, fmt.Errorf("--cache-anonymous %q: want auto, true or false", cfg.cacheAnonymous)
 	}
+	return c.identifierFor(cfg.grants, defaultAccount, anonymous), !anonymous, nil
+}
+
+// identifierFor is an Identifier over these credentials; anonymous lets
+// requests without a credential do everything in defaultAccount.
+func (c credentials) identifierFor(grants accountGrants, defaultAccount string, anonymous bool) *httpapi.Identifier {
 	x := &httpapi.Identifier{Verifier: c.verifier, KeyAccounts: c.keyAccounts, DefaultAccount: defaultAccount,
-		Tokens: c.tokens, AccountGrants: cfg.grants.of}
+		Tokens: c.tokens, AccountGrants: grants.of}
 	if anonymous {
 		x.Anonymous = &access.Identity{Account: defaultAccount, Subject: "anonymous", Grants: access.AllowAll()}
 	}
-	return x, !anonymous, nil
+	return x
 }

@@ -18,7 +18,6 @@ import (
 	"github.com/heraldmq/herald"
 	"github.com/heraldmq/herald/access"
 	"github.com/heraldmq/herald/cache"
-	"github.com/heraldmq/herald/httpapi"
 	"github.com/heraldmq/herald/sqs"
 	"github.com/heraldmq/herald/ws"
 )
@@ -35,11 +34,7 @@ func websocketHandler(cfg wsConfig, engine string, creds credentials, grants acc
 	default:
 		return nil, fmt.Errorf("--ws-anonymous %q: want auto, true or false", cfg.anonymous)
 	}
-	ident := &httpapi.Identifier{Verifier: creds.verifier, KeyAccounts: creds.keyAccounts, DefaultAccount: awsCfg.account,
-		Tokens: creds.tokens, AccountGrants: grants.of}
-	if anonymous {
-		ident.Anonymous = &access.Identity{Account: awsCfg.account, Subject: "anonymous", Grants: access.AllowAll()}
-	}
+	ident := creds.identifierFor(grants, awsCfg.account, anonymous)
 	return ws.NewHandler(ws.Config{
 		Cache: svc, Events: events,
 		Authenticate: func(r *http.Request) (access.Identity, error) {
