@@ -43,17 +43,18 @@ func (s *sqsScenario) produce(ctx context.Context, r *scenarioRun, worker, n int
 }
 
 func (s *sqsScenario) consume(ctx context.Context, r *scenarioRun, worker int, stop <-chan struct{}) {
-	s.q.consume(ctx, r, 0, stop, func(payload string) {
+	s.q.consume(ctx, r, 0, stop, func(id uuid.UUID, payload string) {
 		if s.fifo {
-			s.ord.see(payload, r.tally.current.Load().name)
+			s.ord.see(payload, r.tally.current.Load().name, r.tally.isAcked(id))
 		}
 	})
 }
 
 func (s *sqsScenario) finish(r *scenarioRun) {
 	if s.fifo {
-		total, byWindow, samples := s.ord.result()
+		total, unacked, byWindow, samples := s.ord.result()
 		r.rep.setExtra("fifo_reordered_first_deliveries", total)
+		r.rep.setExtra("fifo_reordered_unacknowledged_sends", unacked)
 		for _, w := range slices.Sorted(maps.Keys(byWindow)) {
 			r.rep.setExtra("fifo_reordered_in_"+w, byWindow[w])
 		}
@@ -157,9 +158,9 @@ func (q *sqsQueue) send(ctx context.Context, r *scenarioRun, worker, n int) erro
 }
 
 // consume receives from the queue until stop, recording each delivery to
-// subscriber sub (seen is called with the payload of each first
+// subscriber sub (seen is called with the id and payload of each first
 // delivery), and deletes what it received.
-func (q *sqsQueue) consume(ctx context.Context, r *scenarioRun, sub int, stop <-chan struct{}, seen func(payload string)) {
+func (q *sqsQueue) consume(ctx context.Context, r *scenarioRun, sub int, stop <-chan struct{}, seen func(id uuid.UUID, payload string)) {
 	handles := make([]string, 0, 10)
 	for !stopped(stop) && ctx.Err() == nil {
 		started := time.Now()
@@ -173,9 +174,9 @@ func (q *sqsQueue) consume(ctx context.Context, r *scenarioRun, sub int, stop <-
 		}
 		handles = handles[:0]
 		for _, m := range msgs {
-			_, payload, first, ok := r.received(m.Body, sub, started)
+			id, payload, first, ok := r.received(m.Body, sub, started)
 			if ok && first && seen != nil {
-				seen(payload)
+				seen(id, payload)
 			}
 			handles = append(handles, m.ReceiptHandle)
 		}
@@ -201,11 +202,15 @@ func countFalse(bs []bool) int {
 }
 
 // fifoOrder checks that first deliveries of each FIFO group come in the
-// order the group's messages were sent.
+// order the group's messages were sent. A message whose send was not
+// acknowledged (the client saw an error or no answer, e.g. Herald killed
+// between storing it and indexing it) may come late, as its outcome was
+// unknown; such reorders are counted apart and are not in count.
 type fifoOrder struct {
 	mu       sync.Mutex
 	last     map[string]int64 // group → highest number delivered so far
 	count    int64
+	unacked  int64
 	byWindow map[string]int64 // reorders by the tally window they happened in
 	samples  []string
 }
@@ -213,8 +218,8 @@ type fifoOrder struct {
 func (o *fifoOrder) init() { o.last, o.byWindow = map[string]int64{}, map[string]int64{} }
 
 // see takes the payload of a first delivery, "g<group>.s<number>." ...,
-// and the window it happened in.
-func (o *fifoOrder) see(payload, window string) {
+// the window it happened in and whether its send was acknowledged.
+func (o *fifoOrder) see(payload, window string, acked bool) {
 	group, rest, ok := strings.Cut(payload, ".")
 	if !ok || !strings.HasPrefix(rest, "s") {
 		return
@@ -227,6 +232,10 @@ func (o *fifoOrder) see(payload, window string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if last, ok := o.last[group]; ok && n < last {
+		if !acked {
+			o.unacked++
+			return
+		}
 		o.count++
 		o.byWindow[window]++
 		if len(o.samples) < 3 {
@@ -238,9 +247,10 @@ func (o *fifoOrder) see(payload, window string) {
 	o.last[group] = n
 }
 
-// result returns the reorders in all, by window, and a few samples.
-func (o *fifoOrder) result() (int64, map[string]int64, []string) {
+// result returns the reorders of acknowledged sends in all, those of
+// unacknowledged sends, the former by window, and a few samples.
+func (o *fifoOrder) result() (total, unacked int64, byWindow map[string]int64, samples []string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return o.count, maps.Clone(o.byWindow), slices.Clone(o.samples)
+	return o.count, o.unacked, maps.Clone(o.byWindow), slices.Clone(o.samples)
 }

@@ -187,6 +187,14 @@ func (t *tally) ack(id uuid.UUID, started time.Time) {
 	}
 }
 
+// isAcked reports whether the server acknowledged the send of id.
+func (t *tally) isAcked(id uuid.UUID) bool {
+	s := t.shard(id)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.m[key{id, 0}].acked
+}
+
 // deliver records a delivery of id to subscriber sub, by an operation that
 // started at started. It reports whether it was the first delivery of that
 // key; a delivery of an id the drill never sent counts as corrupt.

@@ -24,14 +24,14 @@ func BenchmarkAddReceiveRemove(b *testing.B) {
 			// A backlog, so that the sets are not trivially small.
 			backlog := make([]sqs.Entry, 1000)
 			for i := range backlog {
-				backlog[i] = sqs.Entry{ID: uuid.New(), Group: "backlog", VisibleAt: at(1_000_000)}
+				backlog[i] = sqs.Entry{ID: uuid.Must(uuid.NewUUID()), Group: "backlog", VisibleAt: at(1_000_000)}
 			}
 			if err := ix.Add(ctx, q, backlog); err != nil {
 				b.Fatal(err)
 			}
 			b.ResetTimer()
 			for i := 0; b.Loop(); i++ {
-				id := uuid.New()
+				id := uuid.Must(uuid.NewUUID())
 				if err := ix.Add(ctx, q, []sqs.Entry{{ID: id, Group: "g", VisibleAt: at(i)}}); err != nil {
 					b.Fatal(err)
 				}

@@ -8,19 +8,28 @@
 // one Redis Cluster slot. Key layout, for prefix P (default "herald:sqs:")
 // and queue ID Q:
 //
-//	P{Q}:m        hash: b = "1" once built (the "loaded" marker), s = add sequence
+//	P{Q}:m        hash: b = "2" once built (the "loaded" marker, naming this layout), s = add sequence
 //	P{Q}:d        hash: message id (16 bytes) -> "seq:receives:firstReceiveMs:group"
 //	P{Q}:v        zset: member -> visible-at (ms); every tracked message
 //	P{Q}:f        zset: member -> end of visibility timeout (ms); received messages
 //	P{Q}:gs       zset (FIFO): group -> sequence of its head; groups not blocked
 //	P{Q}:gb       zset (FIFO): group -> end of its block (ms)
-//	P{Q}:g:GROUP  list (FIFO): the group's members in add order
+//	P{Q}:o:GROUP  zset (FIFO): the group's members in send order (each behind
+//	              its 19-hex-digit order key, all of score 0)
 //	P{Q}:lock     string: rebuild lease token (SET NX PX)
 //	P{Q}:dd:KEY   string: message id first sent with deduplication KEY (SET PX)
 //	Pnotify:Q     pub/sub channel: "queue Q may have messages"
 //
 // A member is the message's 12-hex-digit add sequence followed by its 16
 // id bytes, so that messages of equal visible-at time sort in add order.
+//
+// A FIFO group is kept in send order, whatever order its messages are added
+// in: the order key is the 60-bit time and the clock sequence of the
+// message's version 1 ID (sqs.SentBefore), so a rebuild that adds an old
+// backlog after newer sends puts it ahead of them.
+//
+// A queue marked built by an older layout (b = "1", groups as lists in add
+// order) is forgotten when first seen and rebuilt from the Store.
 //
 // The loaded marker exists because an empty Redis and an empty queue look
 // alike: after a flush, a restart or a failover the marker is gone, Receive

@@ -2,9 +2,13 @@ package redisindex
 
 import (
 	"context"
+	"errors"
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/google/uuid"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/heraldmq/herald/sqs"
 )
@@ -129,4 +133,66 @@ func TestFIFORebuiltInFlightBlocksGroup(t *testing.T) {
 	equalIDs(t, "group with a rebuilt in-flight head", got, nil)
 	got, _ = mustReceive(t, ix, q, at(100), 10, at(200))
 	equalIDs(t, "after its timeout", got, ids)
+}
+
+// TestOlderLayoutIsForgotten: a queue marked built by the layout that kept
+// FIFO groups as lists in add order (b = "1", P{Q}:g:GROUP) is forgotten
+// when first seen, so that its rebuild puts every message in the current
+// layout instead of skipping the ones it already tracks (which would leave
+// them stranded in the old lists).
+func TestOlderLayoutIsForgotten(t *testing.T) {
+	ix := newIndex(t, Options{})
+	ctx := context.Background()
+	q := fifoQueue()
+	base := keysOf(ix.prefix, q.ID).base
+	id := newIDs(1)[0]
+	m := "000000000001" + string(id[:])
+	_, err := ix.client.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.HSet(ctx, base+"m", "b", "1", "s", 1)
+		p.HSet(ctx, base+"d", string(id[:]), "000000000001:0:0:a")
+		p.ZAdd(ctx, base+"v", redis.Z{Score: float64(at(0).UnixMilli()), Member: m})
+		p.ZAdd(ctx, base+"gs", redis.Z{Score: 1, Member: "a"})
+		p.RPush(ctx, base+"g:a", m)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.Receive(ctx, q, sqs.ReceiveRequest{Now: at(1), Max: 10, Until: at(100)}); !errors.Is(err, sqs.ErrNotBuilt) {
+		t.Fatalf("Receive on the older layout: %v, want ErrNotBuilt", err)
+	}
+	if keys, err := keysMatching(ctx, ix.client, base+"*"); err != nil || len(keys) > 0 {
+		t.Fatalf("keys left of the older layout: %q (%v)", keys, err)
+	}
+	// The rebuild adds the message again, into the current layout.
+	mustAdd(t, ix, q, "a", at(0), id)
+	if err := ix.MarkBuilt(ctx, q); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := mustReceive(t, ix, q, at(1), 10, at(100))
+	equalIDs(t, "after the rebuild", got, []uuid.UUID{id})
+}
+
+// TestFIFOGroupKeptInSendOrderAtScale adds a group's 2,000 messages in a
+// shuffled order, in batches as a rebuild racing new sends would, and
+// receives them all in send order.
+func TestFIFOGroupKeptInSendOrderAtScale(t *testing.T) {
+	ix := newIndex(t, Options{})
+	ctx := context.Background()
+	q := builtQueue(t, ix, true)
+	ids := newIDs(2000)
+	shuffled := slices.Clone(ids)
+	rand.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+	for chunk := range slices.Chunk(shuffled, 37) {
+		mustAdd(t, ix, q, "g", at(0), chunk...)
+	}
+	var got []uuid.UUID
+	for now := 1; len(got) < len(ids) && now < 1000; now++ {
+		ids, _ := mustReceive(t, ix, q, at(now), 10, at(1_000_000))
+		if err := ix.Remove(ctx, q, ids); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, ids...)
+	}
+	equalIDs(t, "received", got, ids)
 }

@@ -117,11 +117,12 @@ func builtQueue(t testing.TB, ix testIndex, fifo bool) sqs.IndexQueue {
 	return q
 }
 
-// newIDs returns n new message ids.
+// newIDs returns n new message ids, version 1 and in send order, as Herald
+// makes them.
 func newIDs(n int) []uuid.UUID {
 	ids := make([]uuid.UUID, n)
 	for i := range ids {
-		ids[i] = uuid.New()
+		ids[i] = uuid.Must(uuid.NewUUID())
 	}
 	return ids
 }

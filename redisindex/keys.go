@@ -8,7 +8,7 @@ import (
 // Cluster hash tag: every key of a queue maps to the same slot.
 type queueKeys struct {
 	base        string // P{Q}:
-	groupPrefix string // P{Q}:g: (a FIFO group's list is groupPrefix + group)
+	groupPrefix string // P{Q}:o: (a FIFO group's zset is groupPrefix + group)
 	state       []string
 }
 
@@ -16,7 +16,7 @@ func keysOf(prefix string, id uuid.UUID) queueKeys {
 	base := prefix + "{" + id.String() + "}:"
 	return queueKeys{
 		base:        base,
-		groupPrefix: base + "g:",
+		groupPrefix: base + "o:",
 		// The order is the one the scripts' prelude (lua/common.lua) expects.
 		state: []string{base + "m", base + "d", base + "v", base + "f", base + "gs", base + "gb"},
 	}

@@ -1,6 +1,7 @@
 package sqs
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"time"
@@ -51,6 +52,21 @@ var ErrStaleReceipt = errors.New("sqs: receipt handle of an earlier receive")
 type IndexQueue struct {
 	ID   uuid.UUID
 	FIFO bool
+}
+
+// SentBefore reports whether message a was sent before message b, by their
+// version 1 IDs: the 60-bit time, then the clock sequence (which the uuid
+// package bumps for IDs of one instant). This is the order of their FIFO
+// SequenceNumbers and the order an Index keeps a FIFO group in. IDs of
+// other versions compare by their bytes.
+func SentBefore(a, b uuid.UUID) bool {
+	if a.Version() != 1 || b.Version() != 1 {
+		return bytes.Compare(a[:], b[:]) < 0
+	}
+	if ta, tb := a.Time(), b.Time(); ta != tb {
+		return ta < tb
+	}
+	return a.ClockSequence() < b.ClockSequence()
 }
 
 // Entry is one message as the Index tracks it.
@@ -107,9 +123,12 @@ type Counts struct {
 // in Redis (redisindex), where every operation is atomic per queue.
 //
 // Ordering: a standard queue hands out visible messages oldest VisibleAt
-// first (best effort). A FIFO queue keeps each group in the order of Add
-// and hands out messages of a group only while no message of that group is
-// in flight: Receive takes groups in the order of their oldest message and,
+// first (best effort). A FIFO queue keeps each group in send order
+// (SentBefore, the order of SequenceNumbers) whatever order the Adds come
+// in: a rebuild that adds an old backlog after newer sends, or a message
+// added late because its first Add failed, still takes its place. It hands
+// out messages of a group only while no message of that group is in
+// flight: Receive takes groups in the order of their oldest message and,
 // from each, consecutive visible messages from the head, up to Max in all.
 // A group whose in-flight messages' timeouts end is receivable again from
 // its head.

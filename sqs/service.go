@@ -138,6 +138,7 @@ type Service struct {
 	policies  policy.Cache
 	stats     Stats
 	reconcile reconciler
+	unindexed unindexedQueues
 
 	// bg is cancelled by Close; background work (move tasks, long polls)
 	// ends with it.

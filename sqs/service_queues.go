@@ -310,7 +310,7 @@ func (s *Service) PurgeQueue(ctx context.Context, c Caller, queueURL string) err
 	// Drop the Index state; the next receive rebuilds it from what the
 	// Store still holds. If the Index is down, have Run drop it later.
 	if err := s.index.Drop(ctx, indexQueue(next)); err != nil {
-		if merr := s.store.MarkUnindexed(ctx, next.ID); merr != nil {
+		if merr := s.indexWriteFailed(ctx, next); merr != nil {
 			return AsError(merr)
 		}
 	}

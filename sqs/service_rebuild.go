@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"time"
-
-	"github.com/google/uuid"
 )
 
 // rebuildBatch is how many entries one Index.Add of a rebuild carries.
@@ -169,37 +167,4 @@ func (s *Service) storeCounts(ctx context.Context, q *Queue) (Counts, error) {
 		}
 	}
 	return n, nil
-}
-
-// unindexedBatch is how many queue IDs one drain round takes.
-const unindexedBatch = 100
-
-// drainUnindexed drops the Index state of queues whose Index writes
-// failed, so that their next receive rebuilds it from the Store. A queue
-// whose Drop fails is marked again for the next round.
-func (s *Service) drainUnindexed(ctx context.Context) {
-	for {
-		ids, err := s.store.TakeUnindexed(ctx, unindexedBatch)
-		if err != nil || len(ids) == 0 {
-			return
-		}
-		for i, id := range ids {
-			// Drop needs only the ID: the FIFO flag does not change how a
-			// queue's state is forgotten.
-			if err := s.index.Drop(ctx, IndexQueue{ID: id}); err != nil {
-				s.remark(ctx, ids[i:])
-				return
-			}
-		}
-		if len(ids) < unindexedBatch {
-			return
-		}
-	}
-}
-
-// remark marks queues unindexed again after a failed drop.
-func (s *Service) remark(ctx context.Context, ids []uuid.UUID) {
-	for _, id := range ids {
-		_ = s.store.MarkUnindexed(ctx, id)
-	}
 }

@@ -77,7 +77,11 @@ func (s *Service) ReceiveMessage(ctx context.Context, c Caller, in ReceiveMessag
 func (s *Service) receiveOnce(ctx context.Context, q *Queue, maxN int, vis time.Duration) ([]*Message, time.Time, error) {
 	now := s.now()
 	until := now.Add(vis)
-	res, err := s.indexReceive(ctx, q, ReceiveRequest{Now: now, Max: maxN, Until: until})
+	err := s.dropUnindexed(ctx, q)
+	var res ReceiveResult
+	if err == nil {
+		res, err = s.indexReceive(ctx, q, ReceiveRequest{Now: now, Max: maxN, Until: until})
+	}
 	if err != nil {
 		if isUnavailable(err) {
 			s.stats.DegradedReceives.Add(1)

@@ -88,7 +88,7 @@ func (s *Service) moveMessages(ctx context.Context, src, dst *Queue, msgs []*Mes
 			entries[i] = Entry{ID: c.ID, Group: indexGroup(dst, c), VisibleAt: now}
 		}
 		if err := s.index.Add(ctx, indexQueue(dst), entries); err != nil {
-			if merr := s.store.MarkUnindexed(ctx, dst.ID); merr != nil {
+			if merr := s.indexWriteFailed(ctx, dst); merr != nil {
 				return AsError(merr)
 			}
 		}

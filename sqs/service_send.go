@@ -258,7 +258,7 @@ func (s *Service) enqueue(ctx context.Context, q *Queue, msgs []*Message) ([]uui
 	}
 	if err := s.index.Add(ctx, indexQueue(q), entries); err != nil {
 		s.stats.Unindexed.Add(1)
-		if merr := s.store.MarkUnindexed(ctx, q.ID); merr != nil {
+		if merr := s.indexWriteFailed(ctx, q); merr != nil {
 			return nil, AsError(merr)
 		}
 	}

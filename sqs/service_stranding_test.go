@@ -3,6 +3,7 @@ package sqs_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync/atomic"
 	"testing"
 
@@ -112,5 +113,39 @@ func TestRebuildFailingIndexIsNotMarkedBuilt(t *testing.T) {
 	}
 	if len(got) != 700 {
 		t.Fatalf("%d of 700 durable messages delivered", len(got))
+	}
+}
+
+// TestFIFOOrderAfterIndexWriteFailure reproduces the reordering seen on
+// Cassandra + Redis after a Redis outage: sends during the outage reach
+// the Store but not the Index (their Add fails); once Redis is back its
+// state of the queue is still marked built, and a receive from it handed
+// out a later send of the group before them, until the next drain dropped
+// the queue. Now the node that saw the failure drops the queue's Index
+// state before it next receives from it, so the group comes in send
+// order. The drain loop (Run) is not running here: only that drop can
+// restore the order.
+func TestFIFOOrderAfterIndexWriteFailure(t *testing.T) {
+	e := newEnv(t)
+	url := e.createQueue(t, "order.fifo", map[string]string{"FifoQueue": "true", "ContentBasedDeduplication": "true"})
+	e.sendFIFO(t, url, "m1", "g", "")
+	e.index.down.Store(true) // Redis unreachable
+	e.sendFIFO(t, url, "m2", "g", "")
+	e.sendFIFO(t, url, "m3", "g", "")
+	e.index.down.Store(false) // Redis back, its state of the queue built but without m2 and m3
+	e.sendFIFO(t, url, "m4", "g", "")
+	var got []string
+	for range 10 {
+		msgs := e.receive(t, url, 10, nil)
+		for _, m := range msgs {
+			got = append(got, m.Body)
+			e.deleteMessage(t, url, m.ReceiptHandle)
+		}
+		if len(got) >= 4 {
+			break
+		}
+	}
+	if want := []string{"m1", "m2", "m3", "m4"}; !slices.Equal(got, want) {
+		t.Fatalf("received %q, want %q (the group in send order)", got, want)
 	}
 }

@@ -16,7 +16,7 @@ for i = 3, #ARGV, 6 do
       redis.call("ZADD", K_FLIGHT, vis, m)
     end
     if fifo then
-      redis.call("RPUSH", gprefix .. group, m)
+      redis.call("ZADD", gprefix .. group, 0, group_member(m))
       if inflight then
         redis.call("ZADD", K_BLOCKED, "GT", vis, group)
         redis.call("ZREM", K_GROUPS, group)

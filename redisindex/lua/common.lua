@@ -1,7 +1,7 @@
 -- Shared prelude of every queue script (prepended by scripts.go).
 --
 -- KEYS (all under the queue's hash tag, so one Cluster slot):
---   1 meta    hash: b = "1" once built, s = add sequence
+--   1 meta    hash: b = LAYOUT once built, s = add sequence
 --   2 data    hash: message id (16 raw bytes) -> "seq:receives:firstReceiveMs:group"
 --   3 vis     zset: member -> visible-at ms (every tracked message)
 --   4 flight  zset: member -> end of visibility timeout ms (received messages;
@@ -9,8 +9,32 @@
 --   5 groups  zset (FIFO): group -> sequence of its head, groups not blocked
 --   6 blocked zset (FIFO): group -> end of its block ms
 -- A member is the 12-hex-digit add sequence followed by the raw id, so
--- that members of equal score sort in add order.
+-- that members of equal score sort in add order. A FIFO group is a zset
+-- (gprefix .. group) of its members, each behind its send order key, all
+-- of score 0: Redis sorts them by their bytes, so in send order.
 local K_META, K_DATA, K_VIS, K_FLIGHT, K_GROUPS, K_BLOCKED = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
+
+-- LAYOUT is the built marker of this layout of keys. An older layout
+-- (b = "1": FIFO groups were lists in add order, under P{Q}:g:) is
+-- forgotten at first sight, as Drop would, and rebuilt from the Store.
+local LAYOUT = "2"
+
+local function built()
+  local b = redis.call("HGET", K_META, "b")
+  if b == LAYOUT then
+    return true
+  end
+  if b then
+    local base = string.sub(K_META, 1, -2)
+    for _, key in ipairs({K_GROUPS, K_BLOCKED}) do
+      for _, g in ipairs(redis.call("ZRANGE", key, 0, -1)) do
+        redis.call("UNLINK", base .. "g:" .. g)
+      end
+    end
+    redis.call("UNLINK", K_META, K_DATA, K_VIS, K_FLIGHT, K_GROUPS, K_BLOCKED, base .. "lock")
+  end
+  return false
+end
 
 local function parse_record(rec)
   local seq, rc, first, group = string.match(rec, "^([^:]*):([^:]*):([^:]*):(.*)$")
@@ -29,6 +53,33 @@ local function id_of(member)
   return string.sub(member, 13)
 end
 
+-- order_key is where a message goes in its FIFO group: the 60-bit time of
+-- its version 1 id (time_hi, time_mid, time_low), then its 14-bit clock
+-- sequence, in 19 hex digits (the order of sqs.SentBefore).
+local function order_key(id)
+  local b1, b2, b3, b4, b5, b6, b7, b8, b9, b10 = string.byte(id, 1, 10)
+  return string.format("%x%02x%02x%02x%02x%02x%02x%02x%02x%02x",
+    b7 % 16, b8, b5, b6, b1, b2, b3, b4, b9 % 64, b10)
+end
+
+-- group_member is member m as its group's zset holds it; member_of undoes it.
+local function group_member(m)
+  return order_key(id_of(m)) .. m
+end
+
+local function member_of(gm)
+  return string.sub(gm, 20)
+end
+
+-- group_head is the first count members of a group, in send order.
+local function group_head(gkey, count)
+  local out = redis.call("ZRANGE", gkey, 0, count - 1)
+  for i, gm in ipairs(out) do
+    out[i] = member_of(gm)
+  end
+  return out
+end
+
 -- An empty queue keeps only its meta hash, and only for idle_ms: a queue
 -- nobody touches is forgotten and rebuilt (cheaply, it is empty) on use.
 local function touch_idle(idle_ms)
@@ -44,10 +95,10 @@ end
 -- reblock recomputes whether a FIFO group is blocked: until the latest end
 -- of visibility timeout among the in-flight messages near its head (a
 -- group's in-flight messages are a prefix of it, since Receive takes from
--- the head), else not blocked, listed under its head's sequence. Times are
+-- the head, unless older messages were added late), else not blocked, listed under its head's sequence. Times are
 -- not needed: a block already over is lifted by the next Receive.
 local function reblock(gprefix, group, scan)
-  local head = redis.call("LRANGE", gprefix .. group, 0, scan - 1)
+  local head = group_head(gprefix .. group, scan)
   if #head == 0 then
     redis.call("ZREM", K_GROUPS, group)
     redis.call("ZREM", K_BLOCKED, group)

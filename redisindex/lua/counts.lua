@@ -1,5 +1,5 @@
 -- Counts: ARGV 1 now ms. Returns {0} when not built, else {1, visible, in flight, delayed}.
-if redis.call("HGET", K_META, "b") ~= "1" then
+if not built() then
   return {0}
 end
 local later = redis.call("ZCOUNT", K_VIS, "(" .. ARGV[1], "+inf")

@@ -5,6 +5,6 @@
 if ARGV[2] ~= "" and redis.call("GET", KEYS[7]) ~= ARGV[2] then
   return 0
 end
-redis.call("HSET", K_META, "b", "1")
+redis.call("HSET", K_META, "b", LAYOUT)
 touch_idle(tonumber(ARGV[1]))
 return 1

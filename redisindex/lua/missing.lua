@@ -1,6 +1,6 @@
 -- Missing: ARGV the ids (16 raw bytes each). Returns {0} when the queue is
 -- not built, else {1, i...}: the 1-based positions of the ids not tracked.
-if redis.call("HGET", K_META, "b") ~= "1" then
+if not built() then
   return {0}
 end
 local out = {1}

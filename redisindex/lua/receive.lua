@@ -2,7 +2,7 @@
 -- 6 until ms, 7 groups to skip at most (FIFO), 8 blocks to lift at most (FIFO).
 -- Returns {0} when not built, else {1, next visible ms or 0, then 4 per
 -- claim: id, group, receive count, first receive ms}.
-if redis.call("HGET", K_META, "b") ~= "1" then
+if not built() then
   return {0}
 end
 local gprefix, fifo, idle = ARGV[1], ARGV[2] == "1", tonumber(ARGV[3])
@@ -49,9 +49,9 @@ else
   local ended = redis.call("ZRANGEBYSCORE", K_BLOCKED, "-inf", ARGV[4], "LIMIT", 0, lift)
   for _, g in ipairs(ended) do
     redis.call("ZREM", K_BLOCKED, g)
-    local head = redis.call("LINDEX", gprefix .. g, 0)
-    if head then
-      redis.call("ZADD", K_GROUPS, seq_of(head), g)
+    local head = group_head(gprefix .. g, 1)
+    if #head > 0 then
+      redis.call("ZADD", K_GROUPS, seq_of(head[1]), g)
     end
   end
   earliest(K_BLOCKED)
@@ -63,7 +63,7 @@ else
       break
     end
     local n = 0
-    local head = redis.call("LRANGE", gprefix .. g, 0, max - taken - 1)
+    local head = group_head(gprefix .. g, max - taken)
     if #head == 0 then
       redis.call("ZREM", K_GROUPS, g) -- cannot happen; never scan it again
     end

@@ -11,7 +11,7 @@ for i = 5, #ARGV do
     redis.call("ZREM", K_VIS, m)
     redis.call("ZREM", K_FLIGHT, m)
     if fifo then
-      redis.call("LREM", gprefix .. g, 1, m)
+      redis.call("ZREM", gprefix .. g, group_member(m))
       touched[g] = true
     end
   end

@@ -26,7 +26,7 @@ func BenchmarkReceiveRemove(b *testing.B) {
 			refill := func(n int) {
 				es := make([]sqs.Entry, n)
 				for i := range es {
-					es[i] = sqs.Entry{ID: uuid.New(), Group: string(rune('a' + i%100)), VisibleAt: t0}
+					es[i] = sqs.Entry{ID: uuid.Must(uuid.NewUUID()), Group: string(rune('a' + i%100)), VisibleAt: t0}
 				}
 				x.Add(ctx, q, es)
 			}
@@ -73,7 +73,7 @@ func BenchmarkReceiveRemoveParallel(b *testing.B) {
 		for pb.Next() {
 			q := queues[i%len(queues)]
 			i++
-			id := uuid.New()
+			id := uuid.Must(uuid.NewUUID())
 			x.Add(ctx, q, []sqs.Entry{{ID: id, VisibleAt: t0}})
 			res, err := x.Receive(ctx, q, sqs.ReceiveRequest{Now: now, Max: 10, Until: now.Add(30 * time.Second)})
 			if err != nil {

@@ -28,7 +28,7 @@ func TestConcurrentReceiversNeverShareAMessage(t *testing.T) {
 	for _, q := range queues {
 		wg.Go(func() {
 			for i := range perQueue {
-				x.Add(ctx, q, []sqs.Entry{{ID: uuid.New(), Group: string(rune('a' + i%5)), VisibleAt: t0}})
+				x.Add(ctx, q, []sqs.Entry{{ID: uuid.Must(uuid.NewUUID()), Group: string(rune('a' + i%5)), VisibleAt: t0}})
 			}
 		})
 		for range 4 {

@@ -2,8 +2,8 @@ package sqsmem
 
 import "github.com/heraldmq/herald/sqs"
 
-// group is one message group of a FIFO queue: its entries in add order,
-// linked, and the entries handed out by its last receive.
+// group is one message group of a FIFO queue: its entries in send order
+// (sqs.SentBefore), linked, and the entries handed out by its last receive.
 type group struct {
 	name       string
 	head, tail *entry
@@ -42,7 +42,7 @@ type fifoState struct {
 	waiting heap[*group, byReadyAt] // receivable only later
 }
 
-// add appends e to its group.
+// add puts e in its group, after the entries sent before it.
 func (f *fifoState) add(e *entry, name string, settled int64) {
 	g := f.groups[name]
 	if g == nil {
@@ -53,10 +53,28 @@ func (f *fifoState) add(e *entry, name string, settled int64) {
 		f.groups[name] = g
 	}
 	e.group = g
-	if g.tail == nil {
-		g.head, g.tail = e, e
+	// Walk back from the tail to the last entry sent before e: a new send
+	// goes last at once; a rebuild's backlog passes only the newer sends.
+	after := g.tail
+	for after != nil && sqs.SentBefore(e.id, after.id) {
+		after = after.prev
+	}
+	if after == nil {
+		e.next = g.head
+		if g.head != nil {
+			g.head.prev = e
+		} else {
+			g.tail = e
+		}
+		g.head = e
 	} else {
-		e.prev, g.tail.next, g.tail = g.tail, e, e
+		e.prev, e.next = after, after.next
+		if after.next != nil {
+			after.next.prev = e
+		} else {
+			g.tail = e
+		}
+		after.next = e
 	}
 	if e.inFlight {
 		g.flagged = append(g.flagged, e)

@@ -28,7 +28,7 @@ type entry struct {
 	where          uint8
 	index          int32 // position in its heap
 
-	// FIFO only: the group and the neighbours in it, in add order.
+	// FIFO only: the group and the neighbours in it, in send order.
 	group      *group
 	prev, next *entry
 }

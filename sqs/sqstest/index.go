@@ -53,6 +53,8 @@ func RunIndex(t *testing.T, open func(t *testing.T) sqs.Index) {
 		{"FIFOGroupAgainFromHeadAfterTimeout", testFIFOAfterTimeout},
 		{"FIFOConsecutiveVisibleFromHead", testFIFOConsecutive},
 		{"FIFORebuiltInFlightBlocksGroup", testFIFORebuiltInFlight},
+		{"FIFOGroupInSendOrderWhateverTheAddOrder", testFIFOSendOrder},
+		{"FIFOLateAddTakesItsPlaceBehindTheBlock", testFIFOLateAdd},
 		{"LockRebuild", testLockRebuild},
 		{"LockRebuildLeaseExpires", testLockRebuildExpiry},
 		{"CommitUnderTheLeaseMarksBuilt", testCommitBuilds},
@@ -98,11 +100,13 @@ func (e *indexEnv) queue(fifo bool) sqs.IndexQueue {
 	return q
 }
 
-// id returns the message ID named name, made on first use.
+// id returns the message ID named name, made on first use: names are
+// "sent" in the order of their first use (each ID a microsecond after the
+// one before), which is the order FIFO groups keep.
 func (e *indexEnv) id(name string) uuid.UUID {
 	id, ok := e.ids[name]
 	if !ok {
-		id = UUIDAt(e.base)
+		id = UUIDAt(e.base.Add(time.Duration(len(e.ids)) * time.Microsecond))
 		e.ids[name], e.names[id] = id, name
 	}
 	return id

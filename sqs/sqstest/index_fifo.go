@@ -17,6 +17,33 @@ func testFIFOOrder(e *indexEnv) {
 	}
 }
 
+// testFIFOSendOrder adds a group's messages out of send order, as after a
+// Redis restart: sends that arrive once Redis is back are added first, the
+// rebuild's older backlog after them, and a message whose Add failed last
+// (by the reconciler). Receive hands them out in send order all the same.
+func testFIFOSendOrder(e *indexEnv) {
+	q := e.queue(true)
+	e.idsOf("a1", "a2", "a3", "a4", "a5") // sent in this order
+	e.add(q, "a", 0, "a4", "a5")
+	e.add(q, "a", 0, "a1", "a3")
+	e.add(q, "a", 0, "a2")
+	e.expect(q, 1000, 10, 31_000, "a1", "a2", "a3", "a4", "a5")
+}
+
+// testFIFOLateAdd adds older messages to a group while a newer one is in
+// flight: the group stays blocked until that one is deleted, then starts
+// from the oldest.
+func testFIFOLateAdd(e *indexEnv) {
+	q := e.queue(true)
+	e.idsOf("a1", "a2", "a3", "a4")
+	e.add(q, "a", 0, "a2", "a4")
+	e.expect(q, 1000, 1, 31_000, "a2")
+	e.add(q, "a", 0, "a1", "a3")
+	e.expect(q, 2000, 10, 32_000)
+	e.remove(q, "a2")
+	e.expect(q, 3000, 10, 33_000, "a1", "a3", "a4")
+}
+
 func testFIFOBlocked(e *indexEnv) {
 	q := e.queue(true)
 	e.add(q, "a", 0, "a1", "a2", "a3")
