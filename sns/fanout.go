@@ -109,10 +109,11 @@ func (s *Service) work(ctx context.Context, name string, vis time.Duration, h ha
 			if ctx.Err() != nil {
 				return
 			}
-			s.log.Warn("sns: receive from internal queue failed", "queue", name, "err", err)
+			s.outages.failed(s.log, name, err)
 			s.sleep(ctx, time.Second)
 			continue
 		}
+		s.outages.succeeded(s.log, name)
 		handle := func(m sqs.ReceivedMessage) bool {
 			body, err := s.open(ctx, m)
 			switch {

@@ -141,6 +141,7 @@ type Service struct {
 
 	matchers  matcherCache
 	throttles throttles
+	outages   outages
 
 	queuesMu sync.Mutex
 	created  map[string]bool // internal queues known to exist

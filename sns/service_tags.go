@@ -1,6 +1,7 @@
 package sns
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"strings"
@@ -82,9 +83,27 @@ func (s *Service) ListTagsForResource(ctx context.Context, c Caller, arn string)
 // policyDoc is a topic's access policy, kept as generic JSON except for
 // its statements.
 type policyDoc struct {
-	Version   string           `json:"Version"`
-	ID        string           `json:"Id,omitempty"`
-	Statement []map[string]any `json:"Statement"`
+	Version   string     `json:"Version"`
+	ID        string     `json:"Id,omitempty"`
+	Statement statements `json:"Statement"`
+}
+
+// statements is a policy's Statement member: an array, or a single
+// statement given as an object (which IAM accepts too), so that a topic
+// policy set that way can still be edited by AddPermission and
+// RemovePermission.
+type statements []map[string]any
+
+func (st *statements) UnmarshalJSON(b []byte) error {
+	var one map[string]any
+	if bytes.HasPrefix(bytes.TrimSpace(b), []byte("{")) {
+		if err := json.Unmarshal(b, &one); err != nil {
+			return err
+		}
+		*st = statements{one}
+		return nil
+	}
+	return json.Unmarshal(b, (*[]map[string]any)(st))
 }
 
 func (s *Service) topicPolicy(t *Topic) (*policyDoc, *Error) {
@@ -115,8 +134,8 @@ func (s *Service) storePolicy(ctx context.Context, t *Topic, d *policyDoc) error
 	return errOrNil(s.store.UpdateTopic(ctx, t))
 }
 
-// AddPermission adds a statement labelled in.Label to the topic's policy.
-// Herald stores the policy; it does not yet evaluate it.
+// AddPermission adds a statement labelled in.Label to the topic's policy
+// (enforced by lookupTopic, authorize.go).
 func (s *Service) AddPermission(ctx context.Context, c Caller, in AddPermissionInput) error {
 	t, e := s.lookupTopic(ctx, c, in.TopicARN, "TopicArn", "AddPermission")
 	if e != nil {

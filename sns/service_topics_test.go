@@ -187,3 +187,23 @@ func TestPermissions(t *testing.T) {
 		t.Fatalf("policy = %s", attrs["Policy"])
 	}
 }
+
+// TestPermissionsOnASingleStatementPolicy: a policy whose Statement is one
+// object, not an array (IAM accepts both), can still be edited.
+func TestPermissionsOnASingleStatementPolicy(t *testing.T) {
+	e := newEnv(t)
+	arn := e.createTopic(t, "single", nil)
+	policy := `{"Version":"2012-10-17","Statement":{"Sid":"own","Effect":"Allow","Principal":{"AWS":"` + caller.Account + `"},"Action":"SNS:Publish","Resource":"` + arn + `"}}`
+	wantCode(t, e.svc.SetTopicAttributes(e.ctx, caller, sns.SetTopicAttributesInput{TopicARN: arn, AttributeName: "Policy", AttributeValue: policy}), "")
+	add := sns.AddPermissionInput{TopicARN: arn, Label: "friends", AWSAccountIDs: []string{"111111111111"}, ActionNames: []string{"Publish"}}
+	wantCode(t, e.svc.AddPermission(e.ctx, caller, add), "")
+	attrs, _ := e.svc.GetTopicAttributes(e.ctx, caller, arn)
+	if !strings.Contains(attrs["Policy"], `"Sid":"own"`) || !strings.Contains(attrs["Policy"], `"Sid":"friends"`) {
+		t.Fatalf("policy after AddPermission = %s, want both statements", attrs["Policy"])
+	}
+	wantCode(t, e.svc.RemovePermission(e.ctx, caller, sns.RemovePermissionInput{TopicARN: arn, Label: "own"}), "")
+	attrs, _ = e.svc.GetTopicAttributes(e.ctx, caller, arn)
+	if strings.Contains(attrs["Policy"], `"Sid":"own"`) || !strings.Contains(attrs["Policy"], `"Sid":"friends"`) {
+		t.Fatalf("policy after RemovePermission = %s", attrs["Policy"])
+	}
+}
