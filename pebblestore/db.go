@@ -47,6 +47,7 @@ type DB struct {
 
 	queues *QueueStore // the SQS queue store on this DB (Queues)
 	topics topicStoreOnce
+	rollups rollupStoreOnce
 	lazy   *lazySyncer // syncs unsynced SQS writes within lazySyncDelay
 }
 

@@ -32,6 +32,12 @@ import (
 //	'n'     topicID(16) subscriptionID(16)              subscription record
 //	't'     uvarint(len account) account name           topic record
 //
+// Rollups (RollupStore; rollup_keys.go):
+//
+//	'C'     rollupID(16) partition value                row: zigzag varint per metric
+//	'D'     rollupID(16) eventID                        committed event: expiry ms (8 BE)
+//	'R'     uvarint(len account) account name           rollup definition (JSON)
+//
 // encPath is the path's words joined by 0x01 instead of '.'. Words only hold
 // [A-Za-z0-9_:-], so 0x00, 0x01 and 0x02 never occur inside one, and:
 //   - a node's own history entries (encPath 0x00 ...) sort before those of its

@@ -1,0 +1,96 @@
+package pebblestore
+
+import (
+	"encoding/binary"
+
+	"github.com/google/uuid"
+
+	"github.com/heraldmq/herald/rollup"
+)
+
+// Keyspaces of the rollup store (RollupStore), sharing the DB with the
+// message cache, the queues and the topics; keys.go has the whole table.
+//
+//	'R' uvarint(len account) account name                     definition (JSON)
+//	'C' rollupID(16) partition value                          row: zigzag varint per metric
+//	'D' rollupID(16) eventID                                  committed event: expiry ms (8 BE)
+//
+// partition is uvarint(scope) uvarint(len key) key unit(1) bucket(8 BE,
+// sign bit flipped) uvarint(dim+1): a partition's rows (its dimension's
+// values) are one key range in byte order of their values, so a top-N
+// query reads one range per bucket. Everything of a rollup is under its ID,
+// so deleting it is two range deletions.
+const (
+	prefixRollupDef   byte = 'R' // rollup definitions by account and name
+	prefixRollupRow   byte = 'C' // rollup counter rows
+	prefixRollupEvent byte = 'D' // rollup events committed, for deduplication
+)
+
+func rollupDefKey(account, name string) []byte {
+	k := make([]byte, 0, 1+binary.MaxVarintLen64+len(account)+len(name))
+	k = append(k, prefixRollupDef)
+	k = binary.AppendUvarint(k, uint64(len(account)))
+	k = append(k, account...)
+	return append(k, name...)
+}
+
+func rollupDefPrefix(account string) []byte { return rollupDefKey(account, "") }
+
+// rollupPrefix is the prefix of rollup id's keys in keyspace kind.
+func rollupPrefix(kind byte, id uuid.UUID) []byte {
+	return append([]byte{kind}, id[:]...)
+}
+
+func unitByte(u rollup.Unit) byte {
+	for i, x := range rollup.Units {
+		if x == u {
+			return byte(i)
+		}
+	}
+	return 0xff
+}
+
+// partitionKey is the prefix of partition p's rows.
+func partitionKey(id uuid.UUID, p rollup.Partition, extra int) []byte {
+	k := make([]byte, 0, 1+16+3*binary.MaxVarintLen64+len(p.Key)+9+extra)
+	k = append(k, prefixRollupRow)
+	k = append(k, id[:]...)
+	k = binary.AppendUvarint(k, uint64(p.Scope))
+	k = binary.AppendUvarint(k, uint64(len(p.Key)))
+	k = append(k, p.Key...)
+	k = append(k, unitByte(p.Unit))
+	k = binary.BigEndian.AppendUint64(k, uint64(p.Bucket)^(1<<63))
+	return binary.AppendUvarint(k, uint64(p.Dim+1))
+}
+
+func rowKey(id uuid.UUID, r rollup.Row) []byte {
+	return append(partitionKey(id, rollup.PartitionOf(r), len(r.Value)), r.Value...)
+}
+
+func rollupEventKey(id uuid.UUID, event string) []byte {
+	return append(rollupPrefix(prefixRollupEvent, id), event...)
+}
+
+// appendSums encodes a row's sums; decodeSums reads n of them (missing
+// trailing ones are 0: a row written before a metric existed).
+func appendSums(b []byte, sums []int64) []byte {
+	for _, x := range sums {
+		b = binary.AppendVarint(b, x)
+	}
+	return b
+}
+
+func decodeSums(b []byte, n int) ([]int64, bool) {
+	out := make([]int64, n)
+	for i := range out {
+		if len(b) == 0 {
+			break
+		}
+		x, k := binary.Varint(b)
+		if k <= 0 {
+			return nil, false
+		}
+		out[i], b = x, b[k:]
+	}
+	return out, true
+}

@@ -1,0 +1,281 @@
+package pebblestore
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2"
+
+	"github.com/heraldmq/herald"
+	"github.com/heraldmq/herald/rollup"
+)
+
+var _ rollup.Store = (*RollupStore)(nil)
+
+// RollupStore is the embedded engine's rollup.Store (keys in
+// rollup_keys.go). One process owns the DB, so a commit is exact by a
+// lock per rollup: under it, Commit checks the batch's events, reads the
+// rows it touches, adds and writes the new absolute values and the events
+// in one synced Pebble batch, which a crash applies whole or not at all.
+// Obtain it with DB.Rollups; it is closed with the DB.
+type RollupStore struct {
+	db    *DB
+	locks stripedLocks // by definition key (definitions) and rollup ID (commits)
+}
+
+type rollupStoreOnce struct {
+	once  sync.Once
+	store *RollupStore
+}
+
+// Rollups returns the DB's rollup store (one per DB).
+func (db *DB) Rollups() rollup.Store {
+	db.rollups.once.Do(func() { db.rollups.store = &RollupStore{db: db, locks: newStripedLocks(6)} })
+	return db.rollups.store
+}
+
+func (s *RollupStore) PutDefinition(ctx context.Context, d *rollup.Definition) error {
+	b, err := json.Marshal(d)
+	if err != nil {
+		return herald.Errorf(herald.EInternal, "encode rollup definition: %v", err)
+	}
+	if err := s.db.enter(ctx, "put rollup"); err != nil {
+		return err
+	}
+	defer s.db.leave()
+	if err := s.db.pdb.Set(rollupDefKey(d.Account, d.Name), b, pebble.Sync); err != nil {
+		return herald.Unavailable("put rollup", err)
+	}
+	return nil
+}
+
+func notFoundRollup(account, name string) error {
+	return herald.Errorf(herald.ENotFound, "rollup %s/%s does not exist", account, herald.Clip(name))
+}
+
+func decodeDefinition(v []byte) (*rollup.Definition, error) {
+	var d rollup.Definition
+	if err := json.Unmarshal(v, &d); err != nil {
+		return nil, err
+	}
+	if err := d.Normalize(); err != nil {
+		return nil, err
+	}
+	return &d, nil
+}
+
+func (s *RollupStore) GetDefinition(ctx context.Context, account, name string) (*rollup.Definition, error) {
+	if err := s.db.enter(ctx, "get rollup"); err != nil {
+		return nil, err
+	}
+	defer s.db.leave()
+	d, found, err := get(s.db, rollupDefKey(account, name), decodeDefinition)
+	switch {
+	case err != nil:
+		return nil, herald.Unavailable("get rollup", err)
+	case !found:
+		return nil, notFoundRollup(account, name)
+	}
+	return d, nil
+}
+
+func (s *RollupStore) ListDefinitions(ctx context.Context, account, after string, limit int) ([]*rollup.Definition, error) {
+	if err := s.db.enter(ctx, "list rollups"); err != nil {
+		return nil, err
+	}
+	defer s.db.leave()
+	prefix := rollupDefPrefix(account)
+	lower := rollupDefKey(account, after)
+	if after != "" {
+		lower = append(lower, 0)
+	}
+	it, err := s.db.pdb.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: prefixEnd(prefix)})
+	if err != nil {
+		return nil, herald.Unavailable("list rollups", err)
+	}
+	defer it.Close()
+	var out []*rollup.Definition
+	for ok := it.First(); ok && len(out) < limit; ok = it.Next() {
+		d, err := decodeDefinition(it.Value())
+		if err != nil {
+			return nil, herald.Unavailable("list rollups", err)
+		}
+		out = append(out, d)
+	}
+	if err := it.Error(); err != nil {
+		return nil, herald.Unavailable("list rollups", err)
+	}
+	return out, nil
+}
+
+func (s *RollupStore) DeleteDefinition(ctx context.Context, account, name string) error {
+	if err := s.db.enter(ctx, "delete rollup"); err != nil {
+		return err
+	}
+	defer s.db.leave()
+	key := rollupDefKey(account, name)
+	defer s.locks.lock(key)()
+	d, found, err := get(s.db, key, decodeDefinition)
+	switch {
+	case err != nil:
+		return herald.Unavailable("delete rollup", err)
+	case !found:
+		return notFoundRollup(account, name)
+	}
+	b := s.db.pdb.NewBatch()
+	defer b.Close()
+	rows, events := rollupPrefix(prefixRollupRow, d.ID), rollupPrefix(prefixRollupEvent, d.ID)
+	if err := errors.Join(b.Delete(key, nil),
+		b.DeleteRange(rows, prefixEnd(rows), nil),
+		b.DeleteRange(events, prefixEnd(events), nil)); err != nil {
+		return herald.Unavailable("delete rollup", err)
+	}
+	if err := b.Commit(pebble.Sync); err != nil {
+		return herald.Unavailable("delete rollup", err)
+	}
+	return nil
+}
+
+// committed reports whether event id of d is committed and unexpired at now.
+func (s *RollupStore) committed(d *rollup.Definition, id string, now time.Time) (bool, error) {
+	exp, found, err := get(s.db, rollupEventKey(d.ID, id), func(v []byte) (int64, error) {
+		if len(v) != 8 {
+			return 0, errors.New("rollup event record: not 8 bytes")
+		}
+		return int64(binary.BigEndian.Uint64(v)), nil
+	})
+	return found && exp > now.UnixMilli(), err
+}
+
+func (s *RollupStore) Committed(ctx context.Context, d *rollup.Definition, ids []string, now time.Time) (map[string]bool, error) {
+	if err := s.db.enter(ctx, "rollup events"); err != nil {
+		return nil, err
+	}
+	defer s.db.leave()
+	out := map[string]bool{}
+	for _, id := range ids {
+		ok, err := s.committed(d, id, now)
+		if err != nil {
+			return nil, herald.Unavailable("rollup events", err)
+		}
+		if ok {
+			out[id] = true
+		}
+	}
+	return out, nil
+}
+
+func (s *RollupStore) Commit(ctx context.Context, d *rollup.Definition, b *rollup.Batch, now time.Time) error {
+	if err := s.db.enter(ctx, "commit rollup"); err != nil {
+		return err
+	}
+	defer s.db.leave()
+	defer s.locks.lock(d.ID[:])()
+	var dups []string
+	for _, id := range b.IDs() {
+		ok, err := s.committed(d, id, now)
+		if err != nil {
+			return herald.Unavailable("commit rollup", err)
+		}
+		if ok {
+			dups = append(dups, id)
+		}
+	}
+	if len(dups) > 0 {
+		return &rollup.ErrDuplicate{Committed: dups}
+	}
+	wb := s.db.pdb.NewBatch()
+	defer wb.Close()
+	n := len(d.Metrics)
+	var buf []byte
+	for row, sums := range b.Rows() {
+		key := rowKey(d.ID, row)
+		cur, _, err := get(s.db, key, func(v []byte) ([]int64, error) {
+			out, ok := decodeSums(v, n)
+			if !ok {
+				return nil, errors.New("rollup row: bad varint")
+			}
+			return out, nil
+		})
+		if err != nil {
+			return herald.Unavailable("commit rollup", err)
+		}
+		if cur == nil {
+			cur = make([]int64, n)
+		}
+		for i, x := range sums {
+			cur[i] += x
+		}
+		buf = appendSums(buf[:0], cur)
+		if err := wb.Set(key, buf, nil); err != nil {
+			return herald.Unavailable("commit rollup", err)
+		}
+	}
+	exp := binary.BigEndian.AppendUint64(nil, uint64(now.Add(time.Duration(d.DedupWindow)).UnixMilli()))
+	for _, id := range b.IDs() {
+		if err := wb.Set(rollupEventKey(d.ID, id), exp, nil); err != nil {
+			return herald.Unavailable("commit rollup", err)
+		}
+	}
+	if err := wb.Commit(pebble.Sync); err != nil {
+		return herald.Unavailable("commit rollup", err)
+	}
+	return nil
+}
+
+func (s *RollupStore) ReadRows(ctx context.Context, d *rollup.Definition, rows []rollup.Row) ([][]int64, error) {
+	if err := s.db.enter(ctx, "read rollup"); err != nil {
+		return nil, err
+	}
+	defer s.db.leave()
+	out := make([][]int64, len(rows))
+	for i, r := range rows {
+		v, _, err := get(s.db, rowKey(d.ID, r), func(v []byte) ([]int64, error) {
+			sums, ok := decodeSums(v, len(d.Metrics))
+			if !ok {
+				return nil, errors.New("rollup row: bad varint")
+			}
+			return sums, nil
+		})
+		if err != nil {
+			return nil, herald.Unavailable("read rollup", err)
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+func (s *RollupStore) ReadPartition(ctx context.Context, d *rollup.Definition, p rollup.Partition, after string, f func(string, []int64) bool) error {
+	if err := s.db.enter(ctx, "read rollup"); err != nil {
+		return err
+	}
+	defer s.db.leave()
+	prefix := partitionKey(d.ID, p, 0)
+	lower := append(bytes.Clone(prefix), after...)
+	if after != "" {
+		lower = append(lower, 0)
+	}
+	it, err := s.db.pdb.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: prefixEnd(prefix)})
+	if err != nil {
+		return herald.Unavailable("read rollup", err)
+	}
+	defer it.Close()
+	for ok := it.First(); ok; ok = it.Next() {
+		sums, good := decodeSums(it.Value(), len(d.Metrics))
+		if !good {
+			return herald.Unavailable("read rollup", errors.New("rollup row: bad varint"))
+		}
+		if !f(string(it.Key()[len(prefix):]), sums) {
+			return nil
+		}
+	}
+	if err := it.Error(); err != nil {
+		return herald.Unavailable("read rollup", err)
+	}
+	return nil
+}

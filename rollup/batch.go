@@ -1,0 +1,62 @@
+package rollup
+
+import "time"
+
+// Batch combines the events of one flush in memory: one sum per (row,
+// metric), so that committing it writes each distinct row once however
+// many events touched it. An event ID already in the batch is not counted
+// again. Not safe for concurrent use.
+type Batch struct {
+	def  *Definition
+	rows map[Row][]int64
+	ids  map[string]struct{}
+
+	Events     int // events counted
+	Duplicates int // events refused for an ID already in the batch
+	Expired    int // (scope, period) pairs skipped, past their retention
+}
+
+// NewBatch returns an empty batch of d's events.
+func NewBatch(d *Definition) *Batch {
+	return &Batch{def: d, rows: map[Row][]int64{}, ids: map[string]struct{}{}}
+}
+
+// Add counts e unless its ID is already in the batch (false then).
+func (b *Batch) Add(e Event, now time.Time) bool {
+	if _, dup := b.ids[e.ID]; dup {
+		b.Duplicates++
+		return false
+	}
+	b.ids[e.ID] = struct{}{}
+	b.Events++
+	b.Expired += b.def.Expand(e, now, func(r Row) {
+		sums, ok := b.rows[r]
+		if !ok {
+			sums = make([]int64, len(b.def.Metrics))
+			b.rows[r] = sums
+		}
+		for i, x := range e.Deltas {
+			sums[i] += x
+		}
+	})
+	return true
+}
+
+// Has reports whether an event with this ID is in the batch.
+func (b *Batch) Has(id string) bool { _, ok := b.ids[id]; return ok }
+
+// IDs returns the IDs of the events counted, in no order.
+func (b *Batch) IDs() []string {
+	out := make([]string, 0, len(b.ids))
+	for id := range b.ids {
+		out = append(out, id)
+	}
+	return out
+}
+
+// Rows returns the batch's rows with their sums per metric (in the order
+// of the definition's Metrics). The map is the batch's own.
+func (b *Batch) Rows() map[Row][]int64 { return b.rows }
+
+// Len is the number of distinct rows.
+func (b *Batch) Len() int { return len(b.rows) }

@@ -1,0 +1,282 @@
+// Package rolluptest is the conformance suite of rollup.Store: every engine
+// runs RunStore against a real instance of itself.
+package rolluptest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/heraldmq/herald"
+	"github.com/heraldmq/herald/rollup"
+)
+
+// RunStore runs the suite; open returns an empty store (or one shared by
+// subtests: every subtest uses accounts and rollups of its own).
+func RunStore(t *testing.T, open func(t *testing.T) rollup.Store) {
+	t.Helper()
+	tests := []struct {
+		name string
+		fn   func(e *env)
+	}{
+		{"DefinitionsPutGetListDelete", testDefinitions},
+		{"CommitAddsToRows", testCommit},
+		{"DuplicateEventRefusesTheWholeBatch", testDuplicate},
+		{"EventCommittedOnlyWithinTheDedupWindow", testDedupWindow},
+		{"ConcurrentCommitsOnOneRowAreExact", testConcurrent},
+		{"ReadPartitionInValueOrderWithPaging", testPartition},
+		{"DeleteForgetsRowsAndEvents", testDelete},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := open(t)
+			tc.fn(&env{t: t, s: s, ctx: t.Context(), account: fmt.Sprintf("%012d", time.Now().UnixNano()%1e12)})
+		})
+	}
+}
+
+type env struct {
+	t       *testing.T
+	s       rollup.Store
+	ctx     context.Context
+	account string
+}
+
+// now is the suite's clock: commits pass it explicitly.
+var now = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+
+const definitionJSON = `{"name": %q, "event": {"id": "id", "time": "time"}, "scopes": [["channel"]],
+	"metrics": ["plays", "viewers"], "dimensions": ["city"], "periods": [{"unit": "day"}, {"unit": "all"}]}`
+
+// define stores a new definition named name.
+func (e *env) define(name string) *rollup.Definition {
+	e.t.Helper()
+	var d rollup.Definition
+	if err := json.Unmarshal(fmt.Appendf(nil, definitionJSON, name), &d); err != nil {
+		e.t.Fatal(err)
+	}
+	if err := d.Normalize(); err != nil {
+		e.t.Fatal(err)
+	}
+	d.Account, d.ID, d.Created = e.account, uuid.New(), now
+	if err := e.s.PutDefinition(e.ctx, &d); err != nil {
+		e.t.Fatalf("PutDefinition: %v", err)
+	}
+	return &d
+}
+
+// event is an event of channel c in city (none if ""), plays and viewers.
+func event(id, c, city string, plays, viewers int64) rollup.Event {
+	v := map[string]string{"channel": c}
+	if city != "" {
+		v["city"] = city
+	}
+	return rollup.Event{ID: id, Time: now.Add(-time.Hour), Values: v, Deltas: []int64{plays, viewers}}
+}
+
+func (e *env) batch(d *rollup.Definition, events ...rollup.Event) *rollup.Batch {
+	b := rollup.NewBatch(d)
+	for _, ev := range events {
+		b.Add(ev, now)
+	}
+	return b
+}
+
+func (e *env) commit(d *rollup.Definition, events ...rollup.Event) {
+	e.t.Helper()
+	if err := e.s.Commit(e.ctx, d, e.batch(d, events...), now); err != nil {
+		e.t.Fatalf("Commit: %v", err)
+	}
+}
+
+// allRow is the all-time row of channel c, for city ("" for the total).
+func allRow(d *rollup.Definition, c, city string) rollup.Row {
+	r := rollup.Row{Scope: 0, Key: c, Unit: rollup.All, Dim: rollup.Total}
+	if city != "" {
+		r.Dim, r.Value = 0, city
+	}
+	return r
+}
+
+func (e *env) wantRow(d *rollup.Definition, r rollup.Row, want []int64) {
+	e.t.Helper()
+	got, err := e.s.ReadRows(e.ctx, d, []rollup.Row{r})
+	if err != nil {
+		e.t.Fatalf("ReadRows: %v", err)
+	}
+	if !slices.Equal(got[0], want) {
+		e.t.Fatalf("row %+v = %v, want %v", r, got[0], want)
+	}
+}
+
+func testDefinitions(e *env) {
+	a := e.define("a")
+	e.define("c")
+	e.define("b")
+	got, err := e.s.GetDefinition(e.ctx, e.account, "a")
+	if err != nil || got.ID != a.ID || !got.SameShape(a) || got.DedupWindow != a.DedupWindow {
+		e.t.Fatalf("GetDefinition = %+v, %v; want %+v", got, err, a)
+	}
+	if _, err := e.s.GetDefinition(e.ctx, "999999999999", "a"); herald.ErrorCode(err) != herald.ENotFound {
+		e.t.Fatalf("another account's rollup: %v, want not_found", err)
+	}
+	names := func(after string, limit int) []string {
+		ds, err := e.s.ListDefinitions(e.ctx, e.account, after, limit)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		var out []string
+		for _, d := range ds {
+			out = append(out, d.Name)
+		}
+		return out
+	}
+	if got := names("", 10); !slices.Equal(got, []string{"a", "b", "c"}) {
+		e.t.Fatalf("list = %v", got)
+	}
+	if got := names("a", 1); !slices.Equal(got, []string{"b"}) {
+		e.t.Fatalf("list after a, 1 = %v", got)
+	}
+	// Replace: same name, new retention.
+	a2 := a.Clone()
+	a2.Periods[0].Retention = rollup.Duration(30 * 24 * time.Hour)
+	if err := e.s.PutDefinition(e.ctx, a2); err != nil {
+		e.t.Fatal(err)
+	}
+	if got, _ := e.s.GetDefinition(e.ctx, e.account, "a"); got.Periods[0].Retention != a2.Periods[0].Retention {
+		e.t.Fatalf("replaced retention = %s", got.Periods[0].Retention)
+	}
+	if err := e.s.DeleteDefinition(e.ctx, e.account, "b"); err != nil {
+		e.t.Fatal(err)
+	}
+	if err := e.s.DeleteDefinition(e.ctx, e.account, "b"); herald.ErrorCode(err) != herald.ENotFound {
+		e.t.Fatalf("second delete: %v, want not_found", err)
+	}
+	if got := names("", 10); !slices.Equal(got, []string{"a", "c"}) {
+		e.t.Fatalf("list after delete = %v", got)
+	}
+}
+
+func testCommit(e *env) {
+	d := e.define("r")
+	e.commit(d, event("e1", "c1", "Paris", 1, 1), event("e2", "c1", "Oslo", 2, 0), event("e3", "c2", "", 5, -1))
+	e.wantRow(d, allRow(d, "c1", ""), []int64{3, 1})
+	e.wantRow(d, allRow(d, "c1", "Paris"), []int64{1, 1})
+	e.wantRow(d, allRow(d, "c2", ""), []int64{5, -1})
+	e.commit(d, event("e4", "c1", "Paris", 10, -1))
+	e.wantRow(d, allRow(d, "c1", ""), []int64{13, 0})
+	e.wantRow(d, allRow(d, "c1", "Paris"), []int64{11, 0})
+	e.wantRow(d, allRow(d, "c9", ""), nil)
+}
+
+func testDuplicate(e *env) {
+	d := e.define("r")
+	e.commit(d, event("a", "c", "", 1, 0), event("b", "c", "", 1, 0))
+	err := e.s.Commit(e.ctx, d, e.batch(d, event("b", "c", "", 1, 0), event("c", "c", "", 1, 0)), now)
+	dup, ok := rollup.IsDuplicate(err)
+	if !ok || !slices.Equal(dup.Committed, []string{"b"}) {
+		e.t.Fatalf("Commit of a batch holding b again: %v, want ErrDuplicate{b}", err)
+	}
+	e.wantRow(d, allRow(d, "c", ""), []int64{2, 0})
+	got, err := e.s.Committed(e.ctx, d, []string{"a", "b", "c"}, now)
+	if err != nil || len(got) != 2 || !got["a"] || !got["b"] {
+		e.t.Fatalf("Committed = %v, %v; want a and b", got, err)
+	}
+	e.commit(d, event("c", "c", "", 1, 0))
+	e.wantRow(d, allRow(d, "c", ""), []int64{3, 0})
+}
+
+func testDedupWindow(e *env) {
+	d := e.define("r")
+	e.commit(d, event("a", "c", "", 1, 0))
+	window := time.Duration(d.DedupWindow)
+	for _, tc := range []struct {
+		at   time.Time
+		want bool
+	}{{now, true}, {now.Add(window - time.Millisecond), true}, {now.Add(window), false}} {
+		got, err := e.s.Committed(e.ctx, d, []string{"a"}, tc.at)
+		if err != nil || got["a"] != tc.want {
+			e.t.Fatalf("Committed at +%s = %v, %v; want %v", tc.at.Sub(now), got, err, tc.want)
+		}
+	}
+}
+
+// testConcurrent: ten writers, each committing 100 events one at a time on
+// the same row (the non-atomic increment LoopLogic shipped): exactly 1000.
+func testConcurrent(e *env) {
+	d := e.define("r")
+	var wg sync.WaitGroup
+	errs := make(chan error, 10)
+	for w := range 10 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 100 {
+				b := rollup.NewBatch(d)
+				b.Add(event(fmt.Sprintf("w%d-%d", w, i), "hot", "Paris", 1, 0), now)
+				if err := e.s.Commit(e.ctx, d, b, now); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		e.t.Fatalf("Commit: %v", err)
+	}
+	e.wantRow(d, allRow(d, "hot", ""), []int64{1000, 0})
+	e.wantRow(d, allRow(d, "hot", "Paris"), []int64{1000, 0})
+}
+
+func testPartition(e *env) {
+	d := e.define("r")
+	var events []rollup.Event
+	for i, city := range []string{"Oslo", "Paris", "Athens", "Zurich", "Lima"} {
+		events = append(events, event(city, "c", city, int64(i+1), 0))
+	}
+	events = append(events, event("other", "d", "Berlin", 9, 0)) // another channel's partition
+	e.commit(d, events...)
+	p := rollup.Partition{Scope: 0, Key: "c", Unit: rollup.All, Dim: 0}
+	read := func(after string, limit int) []string {
+		var out []string
+		err := e.s.ReadPartition(e.ctx, d, p, after, func(v string, sums []int64) bool {
+			out = append(out, fmt.Sprintf("%s=%d", v, sums[0]))
+			return len(out) < limit
+		})
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		return out
+	}
+	if got := read("", 10); !slices.Equal(got, []string{"Athens=3", "Lima=5", "Oslo=1", "Paris=2", "Zurich=4"}) {
+		e.t.Fatalf("partition = %v", got)
+	}
+	if got := read("Lima", 2); !slices.Equal(got, []string{"Oslo=1", "Paris=2"}) {
+		e.t.Fatalf("partition after Lima, 2 = %v", got)
+	}
+}
+
+func testDelete(e *env) {
+	d := e.define("r")
+	e.commit(d, event("a", "c", "Paris", 1, 0))
+	if err := e.s.DeleteDefinition(e.ctx, e.account, "r"); err != nil {
+		e.t.Fatal(err)
+	}
+	e.wantRow(d, allRow(d, "c", ""), nil)
+	if got, err := e.s.Committed(e.ctx, d, []string{"a"}, now); err != nil || got["a"] {
+		e.t.Fatalf("Committed after delete = %v, %v", got, err)
+	}
+	d2 := e.define("r")
+	e.wantRow(d2, allRow(d2, "c", ""), nil)
+	e.commit(d2, event("a", "c", "", 1, 0)) // a new rollup: "a" was never committed to it
+	e.wantRow(d2, allRow(d2, "c", ""), []int64{1, 0})
+}

@@ -1,0 +1,74 @@
+package rollup
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// ErrDuplicate is returned by Store.Commit when an event of the batch was
+// already committed: nothing of the batch was applied. Committed names
+// those events; the Service drops them and commits the rest.
+type ErrDuplicate struct{ Committed []string }
+
+func (e *ErrDuplicate) Error() string { return "rollup: batch holds events already committed" }
+
+// IsDuplicate reports whether err is an *ErrDuplicate and returns it.
+func IsDuplicate(err error) (*ErrDuplicate, bool) {
+	var d *ErrDuplicate
+	ok := errors.As(err, &d)
+	return d, ok
+}
+
+// Partition names the rows of one scope's values, in one bucket of one
+// period, for one dimension: the unit a top-N query reads whole. Its rows
+// are the dimension's values, so its size is bounded by the dimension's
+// cardinality.
+type Partition struct {
+	Scope  int
+	Key    string
+	Unit   Unit
+	Bucket int64
+	Dim    int
+}
+
+// PartitionOf returns the partition of row r.
+func PartitionOf(r Row) Partition {
+	return Partition{Scope: r.Scope, Key: r.Key, Unit: r.Unit, Bucket: r.Bucket, Dim: r.Dim}
+}
+
+// Store keeps rollups durably: their definitions (by account and name),
+// their counter rows and the IDs of the events committed within each
+// rollup's dedup window. A rollup's rows and events are keyed by its
+// definition's ID, so a rollup deleted and defined again starts empty.
+type Store interface {
+	// PutDefinition stores d (Normalize'd, with ID set), replacing the
+	// definition of the same account and name.
+	PutDefinition(ctx context.Context, d *Definition) error
+	// GetDefinition returns a definition; herald ENotFound if none.
+	GetDefinition(ctx context.Context, account, name string) (*Definition, error)
+	// ListDefinitions returns an account's definitions by name, at most
+	// limit, after the name after ("" from the start).
+	ListDefinitions(ctx context.Context, account, after string, limit int) ([]*Definition, error)
+	// DeleteDefinition forgets a definition, and with it its rows and
+	// events (at once or in the background); herald ENotFound if none.
+	DeleteDefinition(ctx context.Context, account, name string) error
+
+	// Committed returns which of ids are committed to rollup d and still
+	// inside its dedup window at now.
+	Committed(ctx context.Context, d *Definition, ids []string, now time.Time) (map[string]bool, error)
+	// Commit applies b to d's rows exactly once, atomically: if none of
+	// b's events is committed yet, every row gains b's sums and every
+	// event is recorded as committed until now + d's DedupWindow;
+	// otherwise nothing changes and the error is an *ErrDuplicate. A
+	// Commit that returned an error other than that applied nothing.
+	Commit(ctx context.Context, d *Definition, b *Batch, now time.Time) error
+
+	// ReadRows returns the values of rows (all of d), one slice per row in
+	// the order of d.Metrics, nil for a row never written.
+	ReadRows(ctx context.Context, d *Definition, rows []Row) ([][]int64, error)
+	// ReadPartition calls f with every row of partition p, in byte order
+	// of their values, after the value after ("" from the first), until
+	// f returns false.
+	ReadPartition(ctx context.Context, d *Definition, p Partition, after string, f func(value string, sums []int64) bool) error
+}
