@@ -45,10 +45,10 @@ type DB struct {
 	stopReaper context.CancelFunc // nil when the reaper is disabled
 	reaperDone chan struct{}
 
-	queues *QueueStore // the SQS queue store on this DB (Queues)
-	topics topicStoreOnce
+	queues  *QueueStore // the SQS queue store on this DB (Queues)
+	topics  topicStoreOnce
 	rollups rollupStoreOnce
-	lazy   *lazySyncer // syncs unsynced SQS writes within lazySyncDelay
+	lazy    *lazySyncer // syncs unsynced SQS writes within lazySyncDelay
 }
 
 // Open opens (creating it if needed) the store in directory dir.
