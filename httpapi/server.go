@@ -16,6 +16,7 @@ import (
 	"github.com/heraldmq/herald/api"
 	"github.com/heraldmq/herald/cache"
 	"github.com/heraldmq/herald/metrics"
+	"github.com/heraldmq/herald/rollup"
 )
 
 // Server routes Herald's HTTP requests.
@@ -28,6 +29,7 @@ type Server struct {
 	aws     AWSHandler                  // nil: no AWS APIs
 	events  *eventStream                // nil: GET /v1/events answers 501
 	ident   *Identifier                 // nil: requests carry no identity (the cache decides)
+	rollups *rollup.Service             // nil: no rollup API (SetRollups)
 
 	componentsFns []func() map[string]string // extra /healthz detail
 }

@@ -153,6 +153,7 @@ func serve(ctx context.Context, cfg serveConfig, stderr io.Writer) error {
 	}
 	handler.SetWebSocket(wsHandler)
 	registerWSMetrics(m.Registry, wsHandler.Stats())
+	serveRollups(handler, openRollups(db, cfg.aws.account, requireIdentity), m.Registry)
 	handler.SetPage(web.Handler(), web.Assets()...)
 	bgCtx, stopBackground := context.WithCancel(context.Background())
 	defer stopBackground()

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"sync/atomic"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/heraldmq/herald/cache"
+	"github.com/heraldmq/herald/httpapi"
+	"github.com/heraldmq/herald/pebblestore"
+	"github.com/heraldmq/herald/rollup"
+)
+
+// openRollups returns the rollup service of the embedded engine; nil on
+// Cassandra, where rollups are not built yet (issue 14).
+func openRollups(db cache.Store, account string, requireIdentity bool) *rollup.Service {
+	st, ok := db.(*pebblestore.DB)
+	if !ok {
+		return nil
+	}
+	return rollup.NewService(rollup.Config{Store: st.Rollups(), DefaultAccount: account, RequireIdentity: requireIdentity})
+}
+
+// serveRollups routes the rollup API to svc, or answers 501 on every
+// rollup route when there is none.
+func serveRollups(h *httpapi.Server, svc *rollup.Service, reg prometheus.Registerer) {
+	if svc == nil {
+		h.HandleUnimplemented("rollups run on the embedded engine only for now (--store embedded)", "/v1/rollups", "/v1/rollups/")
+		return
+	}
+	h.SetRollups(svc)
+	st := &svc.Stats
+	const events = "herald_rollup_events_total"
+	const help = "Rollup events by outcome: accepted (counted), duplicate (already counted within the dedup window), malformed, late (older than the dedup window or ahead of the clock)."
+	counter := func(name, help, outcome string, v *atomic.Int64) prometheus.Collector {
+		opts := prometheus.CounterOpts{Name: name, Help: help}
+		if outcome != "" {
+			opts.ConstLabels = prometheus.Labels{"outcome": outcome}
+		}
+		return prometheus.NewCounterFunc(opts, func() float64 { return float64(v.Load()) })
+	}
+	reg.MustRegister(
+		counter(events, help, "accepted", &st.Accepted),
+		counter(events, help, "duplicate", &st.Duplicates),
+		counter(events, help, "malformed", &st.Malformed),
+		counter(events, help, "late", &st.Late),
+		counter("herald_rollup_expired_buckets_total", "Rollup (event, scope, period) updates skipped because the bucket was past its retention.", "", &st.Expired),
+		counter("herald_rollup_commits_total", "Rollup batches committed.", "", &st.Commits),
+	)
+}

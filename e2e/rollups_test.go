@@ -1,0 +1,132 @@
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"testing"
+	"time"
+)
+
+// call sends a JSON request to s and decodes the answer into out (if not
+// nil), returning the status.
+func call(t *testing.T, s *server, method, path string, body any, out any) int {
+	t.Helper()
+	var rd io.Reader
+	if body != nil {
+		b, ok := body.([]byte)
+		if !ok {
+			b, _ = json.Marshal(body)
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(testContext(t), method, s.URL+path, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	if out != nil && len(raw) > 0 {
+		if err := json.Unmarshal(raw, out); err != nil {
+			t.Fatalf("%s %s: %d %s: %v", method, path, resp.StatusCode, raw, err)
+		}
+	}
+	return resp.StatusCode
+}
+
+// TestRollupsOverHTTP: define a rollup, post events (each twice, packed
+// in arrays), read the top cities, a drill-down, a series and totals, on
+// a herald serve process; then delete it.
+func TestRollupsOverHTTP(t *testing.T) {
+	s := startServer(t, "")
+	def := map[string]any{
+		"event":      map[string]any{"id": "id", "time": "time"},
+		"scopes":     [][]string{{"channel"}},
+		"metrics":    []string{"plays"},
+		"dimensions": []string{"city", "site"},
+		"drilldowns": [][]string{{"city", "site"}},
+		"periods":    []map[string]any{{"unit": "day"}, {"unit": "all"}},
+	}
+	if st := call(t, s, http.MethodPut, "/v1/rollups/video", def, nil); st != http.StatusCreated {
+		t.Fatalf("PUT: %d, want 201", st)
+	}
+	if st := call(t, s, http.MethodPut, "/v1/rollups/video", def, nil); st != http.StatusOK {
+		t.Fatalf("PUT again: %d, want 200", st)
+	}
+	var bad struct{ Error struct{ Code, Message string } }
+	if st := call(t, s, http.MethodPut, "/v1/rollups/other", map[string]any{"scopes": "x"}, &bad); st != http.StatusBadRequest || bad.Error.Code != "invalid_argument" {
+		t.Fatalf("bad PUT: %d %+v", st, bad)
+	}
+	now := time.Now().UTC()
+	cities := map[string]int{"Paris": 5, "Oslo": 3, "Lima": 1}
+	var events []map[string]any
+	n := 0
+	for city, count := range cities {
+		for i := range count {
+			events = append(events, map[string]any{"id": fmt.Sprint(n), "time": now.Add(-time.Minute).Format(time.RFC3339),
+				"channel": "c1", "city": city, "site": fmt.Sprint("s", i%2), "plays": 2})
+			n++
+		}
+	}
+	var res struct{ Accepted, Duplicates int }
+	for range 2 {
+		if st := call(t, s, http.MethodPost, "/v1/rollups/video/events", events, &res); st != http.StatusOK {
+			t.Fatalf("POST events: %d", st)
+		}
+	}
+	if res.Accepted != 0 || res.Duplicates != 9 {
+		t.Fatalf("second post: %+v, want 0 accepted, 9 duplicates", res)
+	}
+	var top struct {
+		Values []struct {
+			Value  string
+			Values []int64
+		}
+	}
+	q := url.Values{"scope.channel": {"c1"}, "unit": {"all"}, "dimension": {"city"}}
+	if st := call(t, s, http.MethodGet, "/v1/rollups/video/top?"+q.Encode(), nil, &top); st != http.StatusOK {
+		t.Fatalf("top: %d", st)
+	}
+	if got := fmt.Sprint(top.Values); got != "[{Paris [10]} {Oslo [6]} {Lima [2]}]" {
+		t.Fatalf("top cities = %s", got)
+	}
+	q = url.Values{"scope.channel": {"c1"}, "unit": {"all"}, "dimension": {"site"}, "within.city": {"Paris"}}
+	if st := call(t, s, http.MethodGet, "/v1/rollups/video/top?"+q.Encode(), nil, &top); st != http.StatusOK {
+		t.Fatalf("drill-down: %d", st)
+	}
+	if got := fmt.Sprint(top.Values); got != "[{s0 [6]} {s1 [4]}]" {
+		t.Fatalf("sites within Paris = %s", got)
+	}
+	day := now.Truncate(24 * time.Hour)
+	q = url.Values{"scope.channel": {"c1"}, "unit": {"day"}, "from": {day.Add(-24 * time.Hour).Format(time.RFC3339)}, "to": {day.Add(24 * time.Hour).Format(time.RFC3339)}}
+	var series struct{ Points []struct{ Values []int64 } }
+	if st := call(t, s, http.MethodGet, "/v1/rollups/video/series?"+q.Encode(), nil, &series); st != http.StatusOK {
+		t.Fatalf("series: %d", st)
+	}
+	var totals struct{ Values []int64 }
+	call(t, s, http.MethodGet, "/v1/rollups/video/totals?"+q.Encode(), nil, &totals)
+	wantToday := int64(18)
+	if now.Sub(day) < time.Minute { // the events fell on yesterday
+		if fmt.Sprint(series.Points) != fmt.Sprintf("[{[%d]} {[0]}]", wantToday) {
+			t.Fatalf("series = %v", series.Points)
+		}
+	} else if fmt.Sprint(series.Points) != fmt.Sprintf("[{[0]} {[%d]}]", wantToday) {
+		t.Fatalf("series = %v", series.Points)
+	}
+	if len(totals.Values) != 1 || totals.Values[0] != wantToday {
+		t.Fatalf("totals = %v, want [18]", totals.Values)
+	}
+	if st := call(t, s, http.MethodDelete, "/v1/rollups/video", nil, nil); st != http.StatusNoContent {
+		t.Fatalf("DELETE: %d", st)
+	}
+	if st := call(t, s, http.MethodGet, "/v1/rollups/video", nil, nil); st != http.StatusNotFound {
+		t.Fatalf("GET after DELETE: %d", st)
+	}
+}

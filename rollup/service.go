@@ -1,0 +1,286 @@
+package rollup
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/heraldmq/herald"
+	"github.com/heraldmq/herald/access"
+)
+
+// Config configures a Service.
+type Config struct {
+	Store Store
+	// Clock is the Service's clock (time.Now when nil).
+	Clock func() time.Time
+	// DefaultAccount owns the rollups of callers without an identity
+	// (the zero-config embedded default); RequireIdentity refuses them.
+	DefaultAccount  string
+	RequireIdentity bool
+	// MaxDefinitions bounds one account's rollups (default 1,000).
+	MaxDefinitions int
+}
+
+// Stats are the Service's counters, for /metrics.
+type Stats struct {
+	Accepted   atomic.Int64 // events counted
+	Duplicates atomic.Int64 // events refused as already counted
+	Malformed  atomic.Int64 // events that could not be read
+	Late       atomic.Int64 // events refused for their time (ErrLate)
+	Expired    atomic.Int64 // (event, scope, period) skipped: bucket past its retention
+	Commits    atomic.Int64 // batches committed
+}
+
+// Service is the rollups' domain service: definitions, ingest and
+// queries, authorized per account for every action.
+type Service struct {
+	cfg   Config
+	store Store
+	Stats Stats
+}
+
+// NewService returns a Service over cfg.Store.
+func NewService(cfg Config) *Service {
+	if cfg.Clock == nil {
+		cfg.Clock = time.Now
+	}
+	if cfg.MaxDefinitions <= 0 {
+		cfg.MaxDefinitions = 1000
+	}
+	return &Service{cfg: cfg, store: cfg.Store}
+}
+
+// account is the account ctx's caller acts in.
+func (s *Service) account(ctx context.Context) (string, error) {
+	id, ok := access.FromContext(ctx)
+	switch {
+	case ok && id.Account != "":
+		return id.Account, nil
+	case ok || !s.cfg.RequireIdentity:
+		return s.cfg.DefaultAccount, nil
+	}
+	return "", herald.Errorf(herald.EUnauthenticated, "this server requires a credential: a SigV4 signature or a bearer token")
+}
+
+// Put defines rollup name from a JSON body, or replaces its definition by
+// one of the same shape (SameShape: its counts carry over). created is
+// true for a new rollup. A body naming another rollup, or changing the
+// shape of an existing one, is refused.
+func (s *Service) Put(ctx context.Context, name string, body []byte) (d *Definition, created bool, err error) {
+	acct, err := s.account(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	if err := ValidName(name); err != nil {
+		return nil, false, err
+	}
+	d, err = decodeDefinition(body)
+	if err != nil {
+		return nil, false, err
+	}
+	switch {
+	case d.Name == "":
+		d.Name = name
+	case d.Name != name:
+		return nil, false, invalid("name", "%q differs from the rollup's name in the path, %q", herald.Clip(d.Name), name)
+	}
+	if d.ID != uuid.Nil || !d.Created.IsZero() || (d.Account != "" && d.Account != acct) {
+		return nil, false, invalid("id", "id, created and account are set by Herald")
+	}
+	if err := d.Normalize(); err != nil {
+		return nil, false, err
+	}
+	d.Account = acct
+	old, err := s.store.GetDefinition(ctx, acct, name)
+	switch {
+	case err == nil && !old.SameShape(d):
+		return nil, false, herald.Errorf(herald.EConflict,
+			"rollup %s exists with another shape (event members, scopes, metrics, dimensions, drill-downs, period units, time zone or dedup window): delete it first, or define a rollup of another name", name)
+	case err == nil:
+		d.ID, d.Created = old.ID, old.Created
+	case herald.ErrorCode(err) == herald.ENotFound:
+		list, err := s.store.ListDefinitions(ctx, acct, "", s.cfg.MaxDefinitions)
+		if err != nil {
+			return nil, false, err
+		}
+		if len(list) >= s.cfg.MaxDefinitions {
+			return nil, false, herald.Errorf(herald.ETooLarge, "account %s has %d rollups, the most allowed", acct, len(list))
+		}
+		d.ID, d.Created, created = uuid.New(), s.cfg.Clock().UTC(), true
+	default:
+		return nil, false, err
+	}
+	if err := s.store.PutDefinition(ctx, d); err != nil {
+		return nil, false, err
+	}
+	return d, created, nil
+}
+
+// decodeDefinition reads a definition body strictly: an unknown member is
+// an error naming it.
+func decodeDefinition(body []byte) (*Definition, error) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	var d Definition
+	if err := dec.Decode(&d); err != nil {
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &te) && te.Field != "":
+			return nil, invalid(te.Field, "want %s, got a JSON %s", te.Type, te.Value)
+		case strings.HasPrefix(err.Error(), "json: unknown field "):
+			return nil, invalid(strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`), "not a member of a rollup definition")
+		}
+		return nil, herald.Errorf(herald.EInvalid, "definition: not a JSON object: %s", herald.Clip(err.Error()))
+	}
+	if dec.More() {
+		return nil, herald.Errorf(herald.EInvalid, "definition: more than one JSON value")
+	}
+	return &d, nil
+}
+
+// Get returns the caller's rollup name.
+func (s *Service) Get(ctx context.Context, name string) (*Definition, error) {
+	acct, err := s.account(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := ValidName(name); err != nil {
+		return nil, err
+	}
+	return s.store.GetDefinition(ctx, acct, name)
+}
+
+// List returns the caller's rollups by name, after after, at most limit
+// (1 to 1,000).
+func (s *Service) List(ctx context.Context, after string, limit int) ([]*Definition, error) {
+	acct, err := s.account(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if limit <= 0 || limit > 1000 {
+		return nil, invalid("limit", "want 1 to 1000, got %d", limit)
+	}
+	return s.store.ListDefinitions(ctx, acct, after, limit)
+}
+
+// Delete forgets the caller's rollup name and its counts.
+func (s *Service) Delete(ctx context.Context, name string) error {
+	acct, err := s.account(ctx)
+	if err != nil {
+		return err
+	}
+	if err := ValidName(name); err != nil {
+		return err
+	}
+	return s.store.DeleteDefinition(ctx, acct, name)
+}
+
+// IngestResult says what became of the events of one body.
+type IngestResult struct {
+	Accepted   int      `json:"accepted"`
+	Duplicates int      `json:"duplicates"`
+	Malformed  int      `json:"malformed"`
+	Late       int      `json:"late"`
+	Errors     []string `json:"errors,omitempty"` // the first MaxIngestErrors, clipped
+}
+
+// MaxIngestErrors bounds the errors an IngestResult repeats.
+const MaxIngestErrors = 10
+
+// Ingest counts the events of body (one JSON object or an array) in the
+// caller's rollup name, each event ID once within the dedup window:
+// events already counted are reported as duplicates, malformed and late
+// ones are counted and skipped. The events are committed when it returns
+// without error.
+func (s *Service) Ingest(ctx context.Context, name string, body []byte) (IngestResult, error) {
+	d, err := s.Get(ctx, name)
+	if err != nil {
+		return IngestResult{}, err
+	}
+	events, bad, err := d.ParseEvents(body)
+	if err != nil {
+		return IngestResult{}, err
+	}
+	var res IngestResult
+	note := func(err error) {
+		if len(res.Errors) < MaxIngestErrors {
+			res.Errors = append(res.Errors, herald.Clip(herald.ErrorMessage(err)))
+		}
+	}
+	res.Malformed = len(bad)
+	for _, e := range bad {
+		note(e)
+	}
+	now := s.cfg.Clock()
+	kept := events[:0]
+	for _, e := range events {
+		if err := d.CheckTime(e, now); err != nil {
+			res.Late++
+			note(err)
+			continue
+		}
+		kept = append(kept, e)
+	}
+	accepted, dups, err := s.commit(ctx, d, kept, now)
+	res.Accepted, res.Duplicates = accepted, dups
+	s.Stats.Malformed.Add(int64(res.Malformed))
+	s.Stats.Late.Add(int64(res.Late))
+	return res, err
+}
+
+// commitAttempts bounds the retries of a commit that met events committed
+// concurrently (each retry drops them).
+const commitAttempts = 5
+
+// commit counts events exactly once: it drops those already committed,
+// combines the rest in a Batch and commits it, dropping and retrying on
+// an ErrDuplicate (another commit raced this one).
+func (s *Service) commit(ctx context.Context, d *Definition, events []Event, now time.Time) (accepted, dups int, err error) {
+	if len(events) == 0 {
+		return 0, 0, nil
+	}
+	ids := make([]string, len(events))
+	for i, e := range events {
+		ids[i] = e.ID
+	}
+	done, err := s.store.Committed(ctx, d, ids, now)
+	if err != nil {
+		return 0, 0, err
+	}
+	for range commitAttempts {
+		b := NewBatch(d)
+		for _, e := range events {
+			if done[e.ID] || !b.Add(e, now) {
+				dups++
+			}
+		}
+		if b.Events == 0 {
+			s.Stats.Duplicates.Add(int64(dups))
+			return 0, dups, nil
+		}
+		err := s.store.Commit(ctx, d, b, now)
+		if dup, ok := IsDuplicate(err); ok {
+			for _, id := range dup.Committed {
+				done[id] = true
+			}
+			dups = 0
+			continue
+		}
+		if err != nil {
+			return 0, 0, err
+		}
+		s.Stats.Accepted.Add(int64(b.Events))
+		s.Stats.Duplicates.Add(int64(dups))
+		s.Stats.Expired.Add(int64(b.Expired))
+		s.Stats.Commits.Add(1)
+		return b.Events, dups, nil
+	}
+	return 0, 0, herald.Errorf(herald.EUnavailable, "rollup %s: events kept being committed concurrently; retry", d.Name)
+}
