@@ -60,7 +60,9 @@ func TestRollupsOverHTTP(t *testing.T) {
 	if st := call(t, s, http.MethodPut, "/v1/rollups/video", def, nil); st != http.StatusOK {
 		t.Fatalf("PUT again: %d, want 200", st)
 	}
-	var bad struct{ Error struct{ Code, Message string } }
+	var bad struct {
+		Error struct{ Code, Message string }
+	}
 	if st := call(t, s, http.MethodPut, "/v1/rollups/other", map[string]any{"scopes": "x"}, &bad); st != http.StatusBadRequest || bad.Error.Code != "invalid_argument" {
 		t.Fatalf("bad PUT: %d %+v", st, bad)
 	}
