@@ -279,3 +279,32 @@ func (s *RollupStore) ReadPartition(ctx context.Context, d *rollup.Definition, p
 	}
 	return nil
 }
+
+// Sources scans every definition (they are few: at most 1,000 per account)
+// for those naming a queue.
+func (s *RollupStore) Sources(ctx context.Context) ([]*rollup.Definition, error) {
+	if err := s.db.enter(ctx, "rollup sources"); err != nil {
+		return nil, err
+	}
+	defer s.db.leave()
+	prefix := []byte{prefixRollupDef}
+	it, err := s.db.pdb.NewIter(&pebble.IterOptions{LowerBound: prefix, UpperBound: prefixEnd(prefix)})
+	if err != nil {
+		return nil, herald.Unavailable("rollup sources", err)
+	}
+	defer it.Close()
+	var out []*rollup.Definition
+	for ok := it.First(); ok; ok = it.Next() {
+		d, err := decodeDefinition(it.Value())
+		if err != nil {
+			return nil, herald.Unavailable("rollup sources", err)
+		}
+		if d.Sources.Queue != "" {
+			out = append(out, d)
+		}
+	}
+	if err := it.Error(); err != nil {
+		return nil, herald.Unavailable("rollup sources", err)
+	}
+	return out, nil
+}

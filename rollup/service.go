@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/heraldmq/herald"
 	"github.com/heraldmq/herald/access"
+	"github.com/heraldmq/herald/sqs"
 )
 
 // Config configures a Service.
@@ -26,6 +28,18 @@ type Config struct {
 	RequireIdentity bool
 	// MaxDefinitions bounds one account's rollups (default 1,000).
 	MaxDefinitions int
+
+	// Queues is the SQS service the consumers of sources.queue use (Run);
+	// nil: no queue ingest.
+	Queues sqs.API
+	// FlushInterval and FlushEvents bound how long, and how many events,
+	// a consumer gathers before it commits (DefaultFlush*).
+	FlushInterval time.Duration
+	FlushEvents   int
+	// SourcesInterval is how often Run looks for rollups with a queue
+	// source (DefaultSourcesInterval).
+	SourcesInterval time.Duration
+	Logger          *slog.Logger
 }
 
 // Stats are the Service's counters, for /metrics.
@@ -53,6 +67,15 @@ func NewService(cfg Config) *Service {
 	}
 	if cfg.MaxDefinitions <= 0 {
 		cfg.MaxDefinitions = 1000
+	}
+	if cfg.FlushInterval <= 0 {
+		cfg.FlushInterval = DefaultFlushInterval
+	}
+	if cfg.FlushEvents <= 0 {
+		cfg.FlushEvents = DefaultFlushEvents
+	}
+	if cfg.SourcesInterval <= 0 {
+		cfg.SourcesInterval = DefaultSourcesInterval
 	}
 	return &Service{cfg: cfg, store: cfg.Store}
 }
@@ -98,6 +121,9 @@ func (s *Service) Put(ctx context.Context, name string, body []byte) (d *Definit
 		return nil, false, err
 	}
 	d.Account = acct
+	if err := s.checkSource(ctx, d); err != nil {
+		return nil, false, err
+	}
 	old, err := s.store.GetDefinition(ctx, acct, name)
 	switch {
 	case err == nil && !old.SameShape(d):

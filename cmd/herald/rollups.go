@@ -1,6 +1,7 @@
 package main
 
 import (
+	"log/slog"
 	"sync/atomic"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -13,12 +14,15 @@ import (
 
 // openRollups returns the rollup service of the embedded engine; nil on
 // Cassandra, where rollups are not built yet (issue 14).
-func openRollups(db cache.Store, account string, requireIdentity bool) *rollup.Service {
+// Its consumers of sources.queue read the queues through queues, as the
+// rollup's account.
+func openRollups(db cache.Store, queues *queueService, account string, requireIdentity bool, log *slog.Logger) *rollup.Service {
 	st, ok := db.(*pebblestore.DB)
 	if !ok {
 		return nil
 	}
-	return rollup.NewService(rollup.Config{Store: st.Rollups(), DefaultAccount: account, RequireIdentity: requireIdentity})
+	return rollup.NewService(rollup.Config{Store: st.Rollups(), DefaultAccount: account, RequireIdentity: requireIdentity,
+		Queues: queues.svc, Logger: log})
 }
 
 // serveRollups routes the rollup API to svc, or answers 501 on every

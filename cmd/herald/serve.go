@@ -153,12 +153,16 @@ func serve(ctx context.Context, cfg serveConfig, stderr io.Writer) error {
 	}
 	handler.SetWebSocket(wsHandler)
 	registerWSMetrics(m.Registry, wsHandler.Stats())
-	serveRollups(handler, openRollups(db, cfg.aws.account, requireIdentity), m.Registry)
+	rollups := openRollups(db, queues, cfg.aws.account, requireIdentity, log)
+	serveRollups(handler, rollups, m.Registry)
 	handler.SetPage(web.Handler(), web.Assets()...)
 	bgCtx, stopBackground := context.WithCancel(context.Background())
 	defer stopBackground()
 	go queues.run(bgCtx)
 	go topics.run(bgCtx)
+	if rollups != nil {
+		go rollups.Run(bgCtx)
+	}
 
 	ln, err := net.Listen("tcp", cfg.listen)
 	if err != nil {

@@ -32,6 +32,7 @@ func RunStore(t *testing.T, open func(t *testing.T) rollup.Store) {
 		{"ConcurrentCommitsOnOneRowAreExact", testConcurrent},
 		{"ReadPartitionInValueOrderWithPaging", testPartition},
 		{"DeleteForgetsRowsAndEvents", testDelete},
+		{"SourcesListsTheDefinitionsNamingAQueue", testSources},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -279,4 +280,34 @@ func testDelete(e *env) {
 	e.wantRow(d2, allRow(d2, "c", ""), nil)
 	e.commit(d2, event("a", "c", "", 1, 0)) // a new rollup: "a" was never committed to it
 	e.wantRow(d2, allRow(d2, "c", ""), []int64{1, 0})
+}
+
+func testSources(e *env) {
+	d := e.define("plain")
+	var withQueue rollup.Definition
+	if err := json.Unmarshal(fmt.Appendf(nil, definitionJSON, "fed"), &withQueue); err != nil {
+		e.t.Fatal(err)
+	}
+	withQueue.Sources.Queue = "http://localhost/" + e.account + "/events"
+	if err := withQueue.Normalize(); err != nil {
+		e.t.Fatal(err)
+	}
+	withQueue.Account, withQueue.ID = e.account, uuid.New()
+	if err := e.s.PutDefinition(e.ctx, &withQueue); err != nil {
+		e.t.Fatal(err)
+	}
+	defs, err := e.s.Sources(e.ctx)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	var found bool
+	for _, x := range defs {
+		if x.ID == d.ID {
+			e.t.Fatalf("Sources lists %s, which names no queue", d.Name)
+		}
+		found = found || (x.ID == withQueue.ID && x.Sources.Queue == withQueue.Sources.Queue)
+	}
+	if !found {
+		e.t.Fatalf("Sources = %d definitions, without the one naming a queue", len(defs))
+	}
 }

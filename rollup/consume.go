@@ -1,0 +1,244 @@
+package rollup
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/heraldmq/herald"
+	"github.com/heraldmq/herald/sqs"
+)
+
+// Queue ingest: a rollup whose definition names sources.queue consumes
+// that SQS queue. Every node runs the consumers (Service.Run); each
+// receives up to ten messages at a time, reads their events, and once
+// FlushInterval passed or FlushEvents events gathered commits them as one
+// Batch (each distinct row written once), and only then deletes the
+// messages. A node killed between the commit and the delete leaves the
+// messages to come back after their visibility timeout: their events are
+// then duplicates of committed ones, and are not counted again. Several
+// nodes consuming one queue commit disjoint messages; an event sent twice
+// and received by two nodes at once is committed by one of them (Commit
+// refuses a batch holding an event committed meanwhile).
+//
+// A body that is not events (not a JSON object or array of objects) is
+// made visible again at once when the queue has a RedrivePolicy, so that
+// SQS moves it to the dead-letter queue after maxReceiveCount receives;
+// otherwise it is deleted. Either way it is counted as malformed and never stops the
+// rollup. Malformed and late events inside a readable body are counted and
+// skipped.
+
+// Defaults of queue ingest.
+const (
+	DefaultFlushInterval   = 500 * time.Millisecond
+	DefaultFlushEvents     = 5000
+	DefaultSourcesInterval = 5 * time.Second
+	consumeVisibility      = 60 // seconds a received message stays hidden
+)
+
+// sourceKey identifies one consumer: a rollup (by ID, so a redefinition of
+// another shape gets a new consumer) and its queue.
+type sourceKey struct {
+	id    uuid.UUID
+	queue string
+}
+
+// Run consumes the queues named by rollup definitions until ctx ends,
+// starting a consumer for each definition with sources.queue and stopping
+// those whose definition is gone or changed, checked every
+// SourcesInterval. It needs Config.Queues.
+func (s *Service) Run(ctx context.Context) error {
+	if s.cfg.Queues == nil {
+		return nil
+	}
+	running := map[sourceKey]context.CancelFunc{}
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer func() {
+		for _, stop := range running {
+			stop()
+		}
+	}()
+	t := time.NewTicker(s.cfg.SourcesInterval)
+	defer t.Stop()
+	for {
+		defs, err := s.store.Sources(ctx)
+		if err != nil {
+			s.log().Warn("rollup: cannot list the rollups with a queue source; retrying", "err", err)
+		} else {
+			want := map[sourceKey]*Definition{}
+			for _, d := range defs {
+				want[sourceKey{d.ID, d.Sources.Queue}] = d
+			}
+			for k, stop := range running {
+				if want[k] == nil {
+					stop()
+					delete(running, k)
+				}
+			}
+			for k, d := range want {
+				if running[k] == nil {
+					cctx, stop := context.WithCancel(ctx)
+					running[k] = stop
+					wg.Add(1)
+					go func() { defer wg.Done(); s.consume(cctx, d) }()
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+	}
+}
+
+func (s *Service) log() *slog.Logger {
+	if s.cfg.Logger == nil {
+		return slog.Default()
+	}
+	return s.cfg.Logger
+}
+
+// callerOf is the SQS caller a rollup consumes its queue as: its own
+// account, so that the queue's owner and policy decide, as for any client.
+func callerOf(d *Definition) sqs.Caller {
+	return sqs.Caller{Account: d.Account, SenderID: d.Account, Scheme: "http", Host: "localhost"}
+}
+
+// pending is what one flush of a consumer holds: the events read and the
+// messages to delete once they are committed.
+type pending struct {
+	events  []Event
+	handles []string
+	since   time.Time
+}
+
+// consume runs one rollup's queue consumer until ctx ends.
+func (s *Service) consume(ctx context.Context, d *Definition) {
+	caller := callerOf(d)
+	q := d.Sources.Queue
+	log := s.log().With("rollup", d.Name, "account", d.Account, "queue", q)
+	hasDLQ := func() bool {
+		attrs, err := s.cfg.Queues.GetQueueAttributes(ctx, caller, sqs.GetQueueAttributesInput{QueueURL: q, AttributeNames: []string{"RedrivePolicy"}})
+		return err == nil && attrs["RedrivePolicy"] != ""
+	}
+	var p pending
+	failures := 0
+	for ctx.Err() == nil {
+		maxN, vis := 10, consumeVisibility
+		wait := 1
+		if len(p.events) == 0 {
+			wait = 10 // nothing waits to be committed: long-poll
+		}
+		out, err := s.cfg.Queues.ReceiveMessage(ctx, caller, sqs.ReceiveMessageInput{QueueURL: q, MaxNumberOfMessages: &maxN, VisibilityTimeout: &vis, WaitTimeSeconds: &wait})
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			if failures++; failures == 1 {
+				log.Warn("rollup: cannot receive from the source queue; retrying every second", "err", err)
+			}
+			s.sleep(ctx, time.Second)
+			continue
+		}
+		if failures > 0 {
+			log.Info("rollup: receiving from the source queue again", "failed", failures)
+			failures = 0
+		}
+		for _, m := range out.Messages {
+			events, bad, err := d.ParseEvents([]byte(m.Body))
+			if err != nil {
+				s.Stats.Malformed.Add(1)
+				if hasDLQ() {
+					// Visible again at once: received again until SQS moves
+					// it to the dead-letter queue (maxReceiveCount).
+					zero := 0
+					_ = s.cfg.Queues.ChangeMessageVisibility(ctx, caller, sqs.ChangeMessageVisibilityInput{QueueURL: q, ReceiptHandle: m.ReceiptHandle, VisibilityTimeout: &zero})
+					continue
+				}
+				log.Warn("rollup: deleting a message that holds no events", "message_id", m.MessageID, "err", err)
+				p.handles = append(p.handles, m.ReceiptHandle)
+				continue
+			}
+			s.Stats.Malformed.Add(int64(len(bad)))
+			if len(p.events) == 0 {
+				p.since = time.Now()
+			}
+			p.events = append(p.events, events...)
+			p.handles = append(p.handles, m.ReceiptHandle)
+		}
+		if len(p.handles) > 0 && (len(out.Messages) == 0 || len(p.events) >= s.cfg.FlushEvents || time.Since(p.since) >= s.cfg.FlushInterval) {
+			if s.flush(ctx, d, caller, &p, log) {
+				p = pending{}
+			} else {
+				// Not committed: drop what was gathered; the messages come
+				// back after their visibility timeout.
+				p = pending{}
+				s.sleep(ctx, time.Second)
+			}
+		}
+	}
+}
+
+// flush commits p's events and then deletes p's messages; false when the
+// commit failed (nothing deleted).
+func (s *Service) flush(ctx context.Context, d *Definition, caller sqs.Caller, p *pending, log *slog.Logger) bool {
+	now := s.cfg.Clock()
+	kept := p.events[:0]
+	for _, e := range p.events {
+		if d.CheckTime(e, now) != nil {
+			s.Stats.Late.Add(1)
+			continue
+		}
+		kept = append(kept, e)
+	}
+	if _, _, err := s.commit(ctx, d, kept, now); err != nil {
+		log.Warn("rollup: commit failed; the messages will be received again", "events", len(kept), "err", err)
+		return false
+	}
+	for start := 0; start < len(p.handles); start += 10 {
+		entries := make([]sqs.BatchHandleEntry, 0, 10)
+		for i, h := range p.handles[start:min(start+10, len(p.handles))] {
+			entries = append(entries, sqs.BatchHandleEntry{ID: strconv.Itoa(i), ReceiptHandle: h})
+		}
+		out, err := s.cfg.Queues.DeleteMessageBatch(ctx, caller, sqs.DeleteMessageBatchInput{QueueURL: d.Sources.Queue, Entries: entries})
+		if err == nil && len(out.Failed) > 0 {
+			err = fmt.Errorf("%d of %d deletes failed: %s", len(out.Failed), len(entries), out.Failed[0].Message)
+		}
+		if err != nil {
+			// Committed but not deleted: they come back, as duplicates.
+			log.Warn("rollup: cannot delete committed messages; they will be received again and not counted twice", "err", err)
+		}
+	}
+	return true
+}
+
+// sleep waits d or until ctx ends.
+func (s *Service) sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
+// checkSource checks, when a definition names a queue, that its account
+// can consume it (it exists, and its owner or policy lets the account
+// receive).
+func (s *Service) checkSource(ctx context.Context, d *Definition) error {
+	if d.Sources.Queue == "" || s.cfg.Queues == nil {
+		return nil
+	}
+	_, err := s.cfg.Queues.GetQueueAttributes(ctx, callerOf(d), sqs.GetQueueAttributesInput{QueueURL: d.Sources.Queue, AttributeNames: []string{"QueueArn"}})
+	if err != nil {
+		return invalid("sources.queue", "%s cannot be consumed by account %s: %s", herald.Clip(d.Sources.Queue), d.Account, herald.Clip(err.Error()))
+	}
+	return nil
+}

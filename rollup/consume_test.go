@@ -1,0 +1,179 @@
+package rollup_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/heraldmq/herald/pebblestore"
+	"github.com/heraldmq/herald/rollup"
+	"github.com/heraldmq/herald/sqs"
+	"github.com/heraldmq/herald/sqs/sqsmem"
+)
+
+const account = "000000000000"
+
+var owner = sqs.Caller{Account: account, SenderID: account, Scheme: "http", Host: "localhost"}
+
+// queueEnv is a rollup service consuming queues of a real SQS service (on
+// the in-memory queue engine) into a Pebble rollup store.
+type queueEnv struct {
+	queues *sqs.Service
+	svc    *rollup.Service
+	ctx    context.Context
+}
+
+func newQueueEnv(t *testing.T) *queueEnv {
+	t.Helper()
+	queues := sqs.NewService(sqsmem.NewStore(), sqsmem.NewIndex(sqsmem.IndexOptions{}), sqsmem.NewNotifier(), sqs.Config{})
+	t.Cleanup(func() { queues.Close() })
+	db, err := pebblestore.Open(t.TempDir(), pebblestore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	svc := rollup.NewService(rollup.Config{Store: db.Rollups(), DefaultAccount: account, Queues: queues,
+		FlushInterval: 50 * time.Millisecond, SourcesInterval: 50 * time.Millisecond})
+	return &queueEnv{queues: queues, svc: svc, ctx: context.Background()}
+}
+
+func (e *queueEnv) createQueue(t *testing.T, name string, attrs map[string]string) string {
+	t.Helper()
+	url, err := e.queues.CreateQueue(e.ctx, owner, sqs.CreateQueueInput{QueueName: name, Attributes: attrs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return url
+}
+
+func (e *queueEnv) send(t *testing.T, url, body string) {
+	t.Helper()
+	if _, err := e.queues.SendMessage(e.ctx, owner, sqs.SendMessageInput{QueueURL: url, MessageBody: body}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// run starts the consumers until the test ends.
+func (e *queueEnv) run(t *testing.T) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { e.svc.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+}
+
+// waitTotal waits until the all-time plays of channel c reach want (and
+// checks they stay there), or fails after 20 s.
+func (e *queueEnv) waitTotal(t *testing.T, c string, want int64) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	var got int64
+	for time.Now().Before(deadline) {
+		tot, err := e.svc.Totals(e.ctx, "plays", rollup.Selector{Scope: map[string]string{"channel": c}}, rollup.Range{Unit: rollup.All}, []string{"plays"})
+		if err == nil {
+			got = tot.Values[0]
+		}
+		if got == want {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("all-time plays of %s = %d, want %d", c, got, want)
+}
+
+func (e *queueEnv) approximate(t *testing.T, url string) string {
+	t.Helper()
+	attrs, err := e.queues.GetQueueAttributes(e.ctx, owner, sqs.GetQueueAttributesInput{QueueURL: url, AttributeNames: []string{"All"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return attrs["ApproximateNumberOfMessages"] + "/" + attrs["ApproximateNumberOfMessagesNotVisible"]
+}
+
+const queueDef = `{"event": {"id": "id", "time": "time"}, "scopes": [["channel"]], "metrics": ["plays"],
+	"periods": [{"unit": "day"}, {"unit": "all"}], "sources": {"queue": %q}}`
+
+// TestQueueIngestCountsEachEventOnce: events packed ten per message, every
+// message sent twice, and a body that holds no events: the rollup counts
+// each event once and empties the queue.
+func TestQueueIngestCountsEachEventOnce(t *testing.T) {
+	e := newQueueEnv(t)
+	url := e.createQueue(t, "events", nil)
+	if _, _, err := e.svc.Put(e.ctx, "plays", fmt.Appendf(nil, queueDef, url)); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UTC().Format(time.RFC3339)
+	var want int64
+	for m := range 30 {
+		var events []map[string]any
+		for i := range 10 {
+			n := m*10 + i
+			events = append(events, map[string]any{"id": fmt.Sprint(n), "time": now, "channel": "c", "plays": n % 3})
+			want += int64(n % 3)
+		}
+		b, _ := json.Marshal(events)
+		e.send(t, url, string(b))
+		e.send(t, url, string(b))
+	}
+	e.send(t, url, "not events")
+	e.run(t)
+	e.waitTotal(t, "c", want)
+	deadline := time.Now().Add(10 * time.Second)
+	for e.approximate(t, url) != "0/0" && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if got := e.approximate(t, url); got != "0/0" {
+		t.Fatalf("queue holds %s (visible/in flight), want it empty", got)
+	}
+	if acc, dup, bad := e.svc.Stats.Accepted.Load(), e.svc.Stats.Duplicates.Load(), e.svc.Stats.Malformed.Load(); acc != 300 || dup != 300 || bad != 1 {
+		t.Fatalf("accepted %d, duplicates %d, malformed %d; want 300, 300, 1", acc, dup, bad)
+	}
+}
+
+// TestQueueIngestLeavesBadBodiesToTheDLQ: on a queue with a redrive
+// policy, a body that holds no events is not deleted: SQS moves it to the
+// dead-letter queue after maxReceiveCount receives.
+func TestQueueIngestLeavesBadBodiesToTheDLQ(t *testing.T) {
+	e := newQueueEnv(t)
+	dlq := e.createQueue(t, "events-dlq", nil)
+	attrs, err := e.queues.GetQueueAttributes(e.ctx, owner, sqs.GetQueueAttributesInput{QueueURL: dlq, AttributeNames: []string{"QueueArn"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := e.createQueue(t, "events", map[string]string{
+		"RedrivePolicy":     fmt.Sprintf(`{"deadLetterTargetArn": %q, "maxReceiveCount": 1}`, attrs["QueueArn"]),
+		"VisibilityTimeout": "0",
+	})
+	if _, _, err := e.svc.Put(e.ctx, "plays", fmt.Appendf(nil, queueDef, url)); err != nil {
+		t.Fatal(err)
+	}
+	e.send(t, url, "[1, 2, 3")
+	e.send(t, url, fmt.Sprintf(`{"id": "ok", "time": %q, "channel": "c", "plays": 5}`, time.Now().UTC().Format(time.RFC3339)))
+	e.run(t)
+	e.waitTotal(t, "c", 5)
+	deadline := time.Now().Add(90 * time.Second)
+	for e.approximate(t, dlq) != "1/0" && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if got := e.approximate(t, dlq); got != "1/0" {
+		t.Fatalf("dead-letter queue holds %s, want the bad body", got)
+	}
+}
+
+// TestQueueSourceOfAnotherAccountRefused: a definition cannot name a queue
+// its account may not consume.
+func TestQueueSourceOfAnotherAccountRefused(t *testing.T) {
+	e := newQueueEnv(t)
+	other := sqs.Caller{Account: "999999999999", SenderID: "999999999999", Scheme: "http", Host: "localhost"}
+	url, err := e.queues.CreateQueue(e.ctx, other, sqs.CreateQueueInput{QueueName: "theirs"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = e.svc.Put(e.ctx, "plays", fmt.Appendf(nil, queueDef, url))
+	if err == nil || !strings.Contains(err.Error(), "sources.queue: ") {
+		t.Fatalf("Put naming another account's queue: %v, want an error on sources.queue", err)
+	}
+}
