@@ -8,7 +8,8 @@
 // one Redis Cluster slot. Key layout, for prefix P (default "herald:sqs:")
 // and queue ID Q:
 //
-//	P{Q}:m        hash: b = "2" once built (the "loaded" marker, naming this layout), s = add sequence
+//	P{Q}:m        hash: b = "2" once built (the "loaded" marker, naming this layout), s = add sequence,
+//	              rp = an interrupted rebuild's position (lua/rebuildadd.lua)
 //	P{Q}:d        hash: message id (16 bytes) -> "seq:receives:firstReceiveMs:group"
 //	P{Q}:v        zset: member -> visible-at (ms); every tracked message
 //	P{Q}:f        zset: member -> end of visibility timeout (ms); received messages

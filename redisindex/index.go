@@ -90,13 +90,7 @@ func (ix *Index) Add(ctx context.Context, q sqs.IndexQueue, entries []sqs.Entry)
 		n := min(len(entries), batchSize)
 		args := make([]any, 0, 2+6*n)
 		args = append(args, k.groupPrefix, fifoArg(q))
-		for _, e := range entries[:n] {
-			group := e.Group
-			if !q.FIFO {
-				group = ""
-			}
-			args = append(args, e.ID[:], millis(e.VisibleAt), e.ReceiveCount, millis(e.FirstReceiveAt), boolArg(e.InFlight), group)
-		}
+		args = appendEntries(args, q, entries[:n])
 		err := ix.call(ctx, "redisindex.Add", func(ctx context.Context) error {
 			return scriptAdd.Run(ctx, ix.client, k.state, args...).Err()
 		})
@@ -106,6 +100,19 @@ func (ix *Index) Add(ctx context.Context, q sqs.IndexQueue, entries []sqs.Entry)
 		entries = entries[n:]
 	}
 	return nil
+}
+
+// appendEntries appends the script arguments of entries (6 each; see
+// add_entries in lua/common.lua).
+func appendEntries(args []any, q sqs.IndexQueue, entries []sqs.Entry) []any {
+	for _, e := range entries {
+		group := e.Group
+		if !q.FIFO {
+			group = ""
+		}
+		args = append(args, e.ID[:], millis(e.VisibleAt), e.ReceiveCount, millis(e.FirstReceiveAt), boolArg(e.InFlight), group)
+	}
+	return args
 }
 
 // Receive implements sqs.Index.
@@ -302,6 +309,51 @@ func (l *rebuildLease) Commit(ctx context.Context) error {
 		return sqs.ErrLeaseLost
 	}
 	return err
+}
+
+// Progress reads the position saved in the queue's meta hash.
+func (l *rebuildLease) Progress(ctx context.Context) (string, error) {
+	var pos string
+	err := l.ix.call(ctx, "redisindex.Progress", func(ctx context.Context) (err error) {
+		pos, err = l.ix.client.HGet(ctx, l.ix.keys(l.q.ID).state[0], "rp").Result()
+		if err == redis.Nil {
+			pos, err = "", nil
+		}
+		return err
+	})
+	return pos, err
+}
+
+// Add adds entries under the lease, batchSize per script call, saving
+// position with the last call only: it never runs ahead of the entries.
+func (l *rebuildLease) Add(ctx context.Context, entries []sqs.Entry, position string) error {
+	k := l.ix.keys(l.q.ID)
+	for len(entries) > 0 || position != "" {
+		n := min(len(entries), batchSize)
+		pos := ""
+		if n == len(entries) {
+			pos = position
+		}
+		args := make([]any, 0, 4+6*n)
+		args = append(args, k.groupPrefix, fifoArg(l.q), l.token, pos)
+		args = appendEntries(args, l.q, entries[:n])
+		var added int64
+		err := l.ix.call(ctx, "redisindex.RebuildAdd", func(ctx context.Context) (err error) {
+			added, err = scriptRebuildAdd.Run(ctx, l.ix.client, k.withLock(), args...).Int64()
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if added < 0 {
+			return sqs.ErrLeaseLost
+		}
+		entries = entries[n:]
+		if pos != "" {
+			return nil
+		}
+	}
+	return nil
 }
 
 func (l *rebuildLease) Release() {

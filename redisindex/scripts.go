@@ -13,6 +13,7 @@ var luaFiles embed.FS
 // when Redis does not know them, e.g. after a restart.
 var (
 	scriptAdd        = queueScript("add")
+	scriptRebuildAdd = queueScript("rebuildadd")
 	scriptReceive    = queueScript("receive")
 	scriptRemove     = queueScript("remove")
 	scriptSetVisible = queueScript("setvisible")

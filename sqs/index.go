@@ -36,6 +36,16 @@ type RebuildLease interface {
 	Renew(ctx context.Context) error
 	// Release frees the lease if it is still this one's (best effort).
 	Release()
+	// Progress returns the position a rebuild of the queue's current
+	// state last saved (Add), "" if none: a rebuild resumes there instead
+	// of from the start. Whatever drops the state (Drop, the loss of the
+	// Index's data) drops the position with it, and Commit clears it.
+	Progress(ctx context.Context) (string, error)
+	// Add adds entries as Index.Add does and, if position is not "",
+	// saves it as the rebuild's progress, if this lease is still held
+	// (ErrLeaseLost otherwise, adding nothing). The position is saved
+	// only with the entries it covers, so it never runs ahead of them.
+	Add(ctx context.Context, entries []Entry, position string) error
 }
 
 // ErrNotInFlight is returned by SetVisibleAt for a message that is not in
@@ -58,7 +68,8 @@ type IndexQueue struct {
 // version 1 IDs: the 60-bit time, then the clock sequence (which the uuid
 // package bumps for IDs of one instant). This is the order of their FIFO
 // SequenceNumbers and the order an Index keeps a FIFO group in. IDs of
-// other versions compare by their bytes.
+// other versions compare by their bytes. IDs of one time and clock
+// sequence (made on two nodes at once) are neither before the other.
 func SentBefore(a, b uuid.UUID) bool {
 	if a.Version() != 1 || b.Version() != 1 {
 		return bytes.Compare(a[:], b[:]) < 0

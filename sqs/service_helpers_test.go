@@ -120,13 +120,35 @@ func (x *flakyIndex) LockRebuild(ctx context.Context, q sqs.IndexQueue, lease ti
 	if err != nil || !ok {
 		return l, ok, err
 	}
-	return flakyLease{l, x}, true, nil
+	return flakyLease{l, x, q}, true, nil
 }
 
-// flakyLease fails its Commit while its Index is down.
+// flakyLease fails its Commit, Progress and Add while its Index is down,
+// and runs the Index's onAdd hook after every Add that succeeded.
 type flakyLease struct {
 	sqs.RebuildLease
 	x *flakyIndex
+	q sqs.IndexQueue
+}
+
+func (l flakyLease) Add(ctx context.Context, e []sqs.Entry, position string) error {
+	if err := l.x.fail(); err != nil {
+		return err
+	}
+	if err := l.RebuildLease.Add(ctx, e, position); err != nil {
+		return err
+	}
+	if f := l.x.onAdd.Load(); f != nil {
+		(*f)(ctx, l.q)
+	}
+	return nil
+}
+
+func (l flakyLease) Progress(ctx context.Context) (string, error) {
+	if err := l.x.fail(); err != nil {
+		return "", err
+	}
+	return l.RebuildLease.Progress(ctx)
 }
 
 func (l flakyLease) Commit(ctx context.Context) error {
@@ -146,7 +168,24 @@ func (x *flakyIndex) Deduplicate(ctx context.Context, q sqs.IndexQueue, key stri
 // countingStore counts MarkUnindexed calls.
 type countingStore struct {
 	*sqsmem.Store
-	marked atomic.Int64
+	marked    atomic.Int64
+	scanned   atomic.Int64 // messages read by ScanMessages
+	failScans atomic.Bool
+	onScan    atomic.Pointer[func()] // runs after every successful scan
+}
+
+// ScanMessages counts the scans and the messages they read, and fails
+// every scan while failScans is set (a Store failing mid-rebuild).
+func (s *countingStore) ScanMessages(ctx context.Context, q *sqs.Queue, shard int, after uuid.UUID, limit int) ([]*sqs.Message, error) {
+	if s.failScans.Load() {
+		return nil, herald.Unavailable("scan messages", context.DeadlineExceeded)
+	}
+	page, err := s.Store.ScanMessages(ctx, q, shard, after, limit)
+	s.scanned.Add(int64(len(page)))
+	if f := s.onScan.Load(); f != nil {
+		(*f)()
+	}
+	return page, err
 }
 
 func (s *countingStore) MarkUnindexed(ctx context.Context, id uuid.UUID) error {

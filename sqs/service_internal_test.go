@@ -3,6 +3,7 @@ package sqs
 import (
 	"encoding/base64"
 	"encoding/binary"
+	"fmt"
 	"math/big"
 	"testing"
 	"time"
@@ -116,5 +117,34 @@ func TestNewSelection(t *testing.T) {
 		if got := sel.wantsAttribute(name); got != want {
 			t.Errorf("wantsAttribute(%q) = %v, want %v", name, got, want)
 		}
+	}
+}
+
+func TestParsePosition(t *testing.T) {
+	a, b := uuid.Must(uuid.NewUUID()), uuid.Must(uuid.NewUUID())
+	tests := []struct {
+		in     string
+		shards int
+		want   map[int]uuid.UUID
+	}{
+		{"", 4, nil},
+		{"1", 4, map[int]uuid.UUID{}},
+		{"1|0=" + a.String() + "|3=" + b.String(), 4, map[int]uuid.UUID{0: a, 3: b}},
+		{"1|4=" + a.String(), 4, nil},  // no such shard
+		{"1|-1=" + a.String(), 4, nil}, // nor this
+		{"1|0=nope", 4, nil},
+		{"1|0" + a.String(), 4, nil},
+		{"2|0=" + a.String(), 4, nil}, // another format
+	}
+	for _, tc := range tests {
+		if got := parsePosition(tc.in, tc.shards); fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("parsePosition(%q) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+	// position and parsePosition round-trip.
+	sc := newQueueScanner(nil, &Queue{Shards: 4})
+	sc.shards[1].returned, sc.shards[2].returned = a, b
+	if got := parsePosition(sc.position(), 4); fmt.Sprint(got) != fmt.Sprint(map[int]uuid.UUID{1: a, 2: b}) {
+		t.Errorf("round trip: %v", got)
 	}
 }

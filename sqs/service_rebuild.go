@@ -18,7 +18,10 @@ const rebuildBatch = 500
 //
 // The invariant that keeps every durable message visible: a queue is
 // marked built only by the Commit of a lease that was held, unbroken, from
-// before the scan began until after its last Add. Anything that could
+// before the scan began until after its last Add; the scan begins at the
+// start, or where an earlier rebuild of the same Index state saved its
+// position together with the entries before it (RebuildLease.Add), which
+// anything that forgets those entries forgets too. Anything that could
 // make the rebuild partial (the lease running out and another node taking
 // over, a Drop, Redis losing its data) ends the lease, so Commit fails
 // with ErrLeaseLost and the rebuild is discarded (its adds are harmless:
@@ -54,13 +57,25 @@ func (s *Service) rebuild(ctx context.Context, q *Queue) (err error) {
 	}()
 	now := s.now()
 	window := s.deduplicationWindow()
-	sc := newQueueScanner(s.store, q)
+	// Resume where an earlier rebuild of this same Index state stopped (a
+	// Store failure, a node killed, a lease that ran out): what it added
+	// is still there, or the position would be gone with it.
+	from, err := lease.Progress(ctx)
+	if err != nil {
+		return err
+	}
+	if from != "" {
+		s.stats.RebuildsResumed.Add(1)
+	}
+	sc := newQueueScannerFrom(s.store, q, from)
 	batch := make([]Entry, 0, rebuildBatch)
 	flush := func() error {
 		if len(batch) == 0 {
 			return nil
 		}
-		if err := s.index.Add(ctx, iq, batch); err != nil {
+		// The batch holds every message the scanner returned since the
+		// last flush, so its position covers exactly what is added.
+		if err := lease.Add(ctx, batch, sc.position()); err != nil {
 			return err
 		}
 		batch = batch[:0]

@@ -4,21 +4,20 @@ import (
 	"bytes"
 	"container/heap"
 	"context"
+	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/google/uuid"
 )
 
-// idBefore orders version 1 message IDs by send time: their timestamp,
-// then their clock sequence (which the uuid package bumps for IDs of one
-// instant), then their bytes.
+// idBefore orders message IDs by send time (SentBefore), then by their
+// bytes, so that no two differ in order.
 func idBefore(a, b uuid.UUID) bool {
-	if ta, tb := a.Time(), b.Time(); ta != tb {
-		return ta < tb
+	if SentBefore(a, b) {
+		return true
 	}
-	if ca, cb := a.ClockSequence(), b.ClockSequence(); ca != cb {
-		return ca < cb
-	}
-	return bytes.Compare(a[:], b[:]) < 0
+	return !SentBefore(b, a) && bytes.Compare(a[:], b[:]) < 0
 }
 
 // scanPage is how many messages a scan reads from one shard at a time.
@@ -37,10 +36,11 @@ type queueScanner struct {
 }
 
 type shardCursor struct {
-	shard int
-	buf   []*Message
-	after uuid.UUID
-	done  bool
+	shard    int
+	buf      []*Message
+	after    uuid.UUID // the last message read (the next page starts after it)
+	returned uuid.UUID // the last message next returned
+	done     bool
 }
 
 type shardHeap []*shardCursor
@@ -57,11 +57,54 @@ func (h *shardHeap) Pop() any {
 }
 
 func newQueueScanner(store Store, q *Queue) *queueScanner {
+	return newQueueScannerFrom(store, q, "")
+}
+
+// newQueueScannerFrom resumes a scan at position (from position), past
+// every message it had returned; "" or a position it cannot read starts
+// from the beginning.
+func newQueueScannerFrom(store Store, q *Queue, position string) *queueScanner {
 	sc := &queueScanner{store: store, q: q}
+	after := parsePosition(position, max(1, q.Shards))
 	for i := 0; i < max(1, q.Shards); i++ {
-		sc.shards = append(sc.shards, &shardCursor{shard: i})
+		sc.shards = append(sc.shards, &shardCursor{shard: i, after: after[i], returned: after[i]})
 	}
 	return sc
+}
+
+// position encodes, per shard, the last message next returned: a scan
+// resumed there (newQueueScannerFrom) returns every message this one has
+// not, and no other.
+func (sc *queueScanner) position() string {
+	var b strings.Builder
+	b.WriteString("1")
+	for _, c := range sc.shards {
+		if c.returned != uuid.Nil {
+			fmt.Fprintf(&b, "|%d=%s", c.shard, c.returned)
+		}
+	}
+	return b.String()
+}
+
+// parsePosition reads a position of shards shards; nil (start over) when
+// it cannot.
+func parsePosition(position string, shards int) map[int]uuid.UUID {
+	parts := strings.Split(position, "|")
+	if len(parts) == 0 || parts[0] != "1" {
+		return nil
+	}
+	out := map[int]uuid.UUID{}
+	for _, p := range parts[1:] {
+		n, id, ok := strings.Cut(p, "=")
+		shard, err := strconv.Atoi(n)
+		if !ok || err != nil || shard < 0 || shard >= shards {
+			return nil
+		}
+		if out[shard], err = uuid.Parse(id); err != nil {
+			return nil
+		}
+	}
+	return out
 }
 
 // fill reads the next page of a shard whose buffer is empty.
@@ -103,6 +146,7 @@ func (sc *queueScanner) next(ctx context.Context) (*Message, error) {
 	c := sc.heads[0]
 	m := c.buf[0]
 	c.buf = c.buf[1:]
+	c.returned = m.ID
 	if err := sc.fill(ctx, c); err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ type Stats struct {
 	RebuildsCommitted atomic.Int64 // rebuilds that marked their queue built
 	RebuildsLost      atomic.Int64 // rebuilds discarded: their lease ended meanwhile (ErrLeaseLost)
 	RebuildsFailed    atomic.Int64 // rebuilds ended by an Index or Store error
+	RebuildsResumed   atomic.Int64 // rebuilds that went on from an earlier one's saved position
 	RebuildNanos      atomic.Int64 // time spent rebuilding, in all
 	DegradedReceives  atomic.Int64 // receives served from the Store (Index unavailable)
 	Unindexed         atomic.Int64 // sends whose Index write failed

@@ -105,6 +105,7 @@ func registerQueueMetrics(reg prometheus.Registerer, q *queueService) {
 		counter(rebuilds, rebuildsHelp, prometheus.Labels{"outcome": "committed"}, load(&st.RebuildsCommitted)),
 		counter(rebuilds, rebuildsHelp, prometheus.Labels{"outcome": "lease_lost"}, load(&st.RebuildsLost)),
 		counter(rebuilds, rebuildsHelp, prometheus.Labels{"outcome": "failed"}, load(&st.RebuildsFailed)),
+		counter("herald_sqs_rebuilds_resumed_total", "Rebuilds that went on from the position an earlier, interrupted rebuild of the same Index state saved, instead of from the start.", nil, load(&st.RebuildsResumed)),
 		counter("herald_sqs_rebuild_seconds_total", "Time spent rebuilding queues' Index state.", nil,
 			func() float64 { return float64(st.RebuildNanos.Load()) / 1e9 }),
 		counter("herald_sqs_degraded_receives_total", "Receives served from the Store because the Index (Redis) was unavailable.", nil, load(&st.DegradedReceives)),

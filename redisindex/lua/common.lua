@@ -1,7 +1,8 @@
 -- Shared prelude of every queue script (prepended by scripts.go).
 --
 -- KEYS (all under the queue's hash tag, so one Cluster slot):
---   1 meta    hash: b = LAYOUT once built, s = add sequence
+--   1 meta    hash: b = LAYOUT once built, s = add sequence, rp = a
+--             rebuild's saved position (rebuildadd.lua)
 --   2 data    hash: message id (16 raw bytes) -> "seq:receives:firstReceiveMs:group"
 --   3 vis     zset: member -> visible-at ms (every tracked message)
 --   4 flight  zset: member -> end of visibility timeout ms (received messages;
@@ -123,3 +124,39 @@ local function reblock(gprefix, group, scan)
   end
 end
 
+
+-- add_entries adds the entries of ARGV from index first on, 6 per entry:
+-- id, visible-at ms, receive count, first receive ms, in flight ("1"/"0"),
+-- group. An id already tracked is left as it is (never undo a receive).
+-- Returns how many were added.
+local function add_entries(gprefix, fifo, first)
+  local added = 0
+  for i = first, #ARGV, 6 do
+    local id = ARGV[i]
+    if redis.call("HEXISTS", K_DATA, id) == 0 then
+      local vis, rc, first_ms, inflight, group = ARGV[i + 1], tonumber(ARGV[i + 2]), tonumber(ARGV[i + 3]), ARGV[i + 4] == "1", ARGV[i + 5]
+      local n = redis.call("HINCRBY", K_META, "s", 1)
+      local seq = string.format("%012x", n)
+      local m = seq .. id
+      redis.call("HSET", K_DATA, id, make_record(seq, rc, first_ms, group))
+      redis.call("ZADD", K_VIS, vis, m)
+      if inflight then
+        redis.call("ZADD", K_FLIGHT, vis, m)
+      end
+      if fifo then
+        redis.call("ZADD", gprefix .. group, 0, group_member(m))
+        if inflight then
+          redis.call("ZADD", K_BLOCKED, "GT", vis, group)
+          redis.call("ZREM", K_GROUPS, group)
+        elseif not redis.call("ZSCORE", K_BLOCKED, group) then
+          redis.call("ZADD", K_GROUPS, "NX", n, group)
+        end
+      end
+      added = added + 1
+    end
+  end
+  if added > 0 then
+    redis.call("PERSIST", K_META)
+  end
+  return added
+end

@@ -6,5 +6,6 @@ if ARGV[2] ~= "" and redis.call("GET", KEYS[7]) ~= ARGV[2] then
   return 0
 end
 redis.call("HSET", K_META, "b", LAYOUT)
+redis.call("HDEL", K_META, "rp")
 touch_idle(tonumber(ARGV[1]))
 return 1

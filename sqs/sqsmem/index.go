@@ -382,7 +382,37 @@ func (l *rebuildLease) Commit(ctx context.Context) error {
 	if qs != l.qs || qs.leaseToken != l.token || !qs.leased(l.x.clock().UnixNano()) {
 		return sqs.ErrLeaseLost
 	}
-	qs.built = true
+	qs.built, qs.progress = true, ""
+	return nil
+}
+
+// Progress returns the position saved on the queue's current state.
+func (l *rebuildLease) Progress(ctx context.Context) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	qs := l.x.lock(l.q, true)
+	defer qs.mu.Unlock()
+	if qs != l.qs {
+		return "", nil // evicted and made anew: nothing saved on it
+	}
+	return qs.progress, nil
+}
+
+// Add adds entries and saves position, if the lease is still this one's.
+func (l *rebuildLease) Add(ctx context.Context, entries []sqs.Entry, position string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	qs := l.x.lock(l.q, true)
+	defer qs.mu.Unlock()
+	if qs != l.qs || qs.leaseToken != l.token || !qs.leased(l.x.clock().UnixNano()) {
+		return sqs.ErrLeaseLost
+	}
+	qs.add(entries)
+	if position != "" {
+		qs.progress = position
+	}
 	return nil
 }
 

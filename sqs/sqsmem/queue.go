@@ -68,7 +68,8 @@ type queueState struct {
 	fifo *fifoState // nil on standard queues
 
 	leaseToken uint64
-	leaseUntil int64 // wall clock
+	leaseUntil int64  // wall clock
+	progress   string // a rebuild's saved position (RebuildLease.Add)
 
 	// LRU links and last use (wall clock), guarded by the shard's lock.
 	lruPrev, lruNext *queueState
@@ -288,7 +289,7 @@ func (qs *queueState) counts(now int64) sqs.Counts {
 
 // drop forgets every entry; the lease stays with whoever holds it.
 func (qs *queueState) drop() {
-	qs.built = false
+	qs.built, qs.progress = false, ""
 	qs.entries = nil
 	qs.ready = heap[*entry, byVisibleAt]{}
 	qs.waiting = heap[*entry, byVisibleAt]{}

@@ -62,6 +62,9 @@ func RunIndex(t *testing.T, open func(t *testing.T) sqs.Index) {
 		{"RenewKeepsTheLease", testRenew},
 		{"CommitAfterDropFails", testCommitAfterDrop},
 		{"CommitAfterTheLeaseExpiredFails", testCommitAfterExpiry},
+		{"RebuildProgressResumesAcrossLeases", testProgressResumes},
+		{"RebuildProgressDroppedWithTheState", testProgressDropped},
+		{"LeaseAddAfterTheLeaseEndedAddsNothing", testLeaseAddAfterLoss},
 		{"Deduplicate", testDeduplicate},
 		{"ConcurrentReceiversShareNoMessage", testConcurrentReceivers},
 	}

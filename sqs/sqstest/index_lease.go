@@ -144,3 +144,93 @@ func testRenew(e *indexEnv) {
 		e.t.Fatalf("Renew after a Drop: %v, want ErrLeaseLost", err)
 	}
 }
+
+// lock takes q's rebuild lease, failing the test if it cannot.
+func (e *indexEnv) lock(q sqs.IndexQueue, d time.Duration) sqs.RebuildLease {
+	e.t.Helper()
+	l, ok, err := e.x.LockRebuild(e.ctx, q, d)
+	if err != nil || !ok {
+		e.t.Fatalf("LockRebuild: ok %v, err %v", ok, err)
+	}
+	return l
+}
+
+func (e *indexEnv) progress(l sqs.RebuildLease, want string) {
+	e.t.Helper()
+	if got, err := l.Progress(e.ctx); err != nil || got != want {
+		e.t.Fatalf("Progress = %q, %v; want %q", got, err, want)
+	}
+}
+
+func (e *indexEnv) leaseAdd(l sqs.RebuildLease, position string, names ...string) error {
+	entries := make([]sqs.Entry, len(names))
+	for i, n := range names {
+		entries[i] = sqs.Entry{ID: e.id(n), VisibleAt: e.at(0)}
+	}
+	return l.Add(e.ctx, entries, position)
+}
+
+// A rebuild's saved position outlives its lease (a node killed, a Store
+// failure), so the next rebuild of the same state resumes there; Commit
+// clears it.
+func testProgressResumes(e *indexEnv) {
+	q := sqs.IndexQueue{ID: uuid.New()}
+	l := e.lock(q, time.Minute)
+	e.progress(l, "")
+	if err := e.leaseAdd(l, "p1", "a", "b"); err != nil {
+		e.t.Fatal(err)
+	}
+	if err := e.leaseAdd(l, "", "c"); err != nil { // "" keeps the saved position
+		e.t.Fatal(err)
+	}
+	l.Release()
+	l2 := e.lock(q, time.Minute)
+	e.progress(l2, "p1")
+	if err := e.leaseAdd(l2, "p2", "d"); err != nil {
+		e.t.Fatal(err)
+	}
+	if err := l2.Commit(e.ctx); err != nil {
+		e.t.Fatal(err)
+	}
+	e.counts(q, 0, sqs.Counts{Visible: 4})
+	l2.Release()
+	l3 := e.lock(q, time.Minute)
+	defer l3.Release()
+	e.progress(l3, "")
+}
+
+// Whatever forgets a queue's state forgets the position with it.
+func testProgressDropped(e *indexEnv) {
+	q := sqs.IndexQueue{ID: uuid.New()}
+	l := e.lock(q, time.Minute)
+	if err := e.leaseAdd(l, "p1", "a"); err != nil {
+		e.t.Fatal(err)
+	}
+	l.Release()
+	if err := e.x.Drop(e.ctx, q); err != nil {
+		e.t.Fatal(err)
+	}
+	l2 := e.lock(q, time.Minute)
+	defer l2.Release()
+	e.progress(l2, "")
+}
+
+// A lease that was lost adds nothing and saves no position.
+func testLeaseAddAfterLoss(e *indexEnv) {
+	q := sqs.IndexQueue{ID: uuid.New()}
+	l := e.lock(q, time.Minute)
+	defer l.Release()
+	if err := e.x.Drop(e.ctx, q); err != nil { // ends the lease
+		e.t.Fatal(err)
+	}
+	if err := e.leaseAdd(l, "p1", "a"); !errors.Is(err, sqs.ErrLeaseLost) {
+		e.t.Fatalf("Add under a lost lease: %v, want ErrLeaseLost", err)
+	}
+	l2 := e.lock(q, time.Minute)
+	defer l2.Release()
+	e.progress(l2, "")
+	if err := l2.Commit(e.ctx); err != nil {
+		e.t.Fatal(err)
+	}
+	e.counts(q, 0, sqs.Counts{})
+}
