@@ -310,3 +310,13 @@ func (s *Service) commit(ctx context.Context, d *Definition, events []Event, now
 	}
 	return 0, 0, herald.Errorf(herald.EUnavailable, "rollup %s: events kept being committed concurrently; retry", d.Name)
 }
+
+// IngestNotification counts the events of an SNS notification's message
+// in rollup name of account: the door of subscriptions with protocol
+// "rollup" (sns.RollupIngester). SNS authorized the subscription; the
+// rollup is the subscriber's own.
+func (s *Service) IngestNotification(ctx context.Context, account, name, message string) error {
+	ctx = access.WithIdentity(ctx, access.Identity{Account: account, Subject: "sns"})
+	_, err := s.Ingest(ctx, name, []byte(message))
+	return err
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -149,6 +150,12 @@ func (s *Service) deliver(ctx context.Context, dj *deliveryJob, sub jobSub) erro
 			return permanentError{errors.New("no path putter configured")}
 		}
 		err = s.cfg.Paths.PutNotification(ctx, sub.Endpoint, n)
+	case ProtocolRollup:
+		if s.cfg.Rollups == nil {
+			return permanentError{errors.New("no rollups configured")}
+		}
+		account, name, _ := strings.Cut(sub.Endpoint, "/")
+		err = s.cfg.Rollups.IngestNotification(ctx, account, name, n.Message)
 	default:
 		err = errors.New("unknown protocol " + sub.Protocol)
 	}

@@ -53,6 +53,7 @@ type Config struct {
 	DeliveryPolicies DeliveryPolicies // nil: ParseDeliveryPolicy
 	HTTP             HTTPDeliverer    // nil: http/https subscriptions are refused
 	Paths            PathPutter       // nil: path subscriptions are refused
+	Rollups          RollupIngester   // nil: rollup subscriptions are refused
 	Envelope         Enveloper        // nil: DefaultEnvelope (unsigned)
 }
 

@@ -83,6 +83,13 @@ type HTTPDeliverer interface {
 // PathPutter stores a notification in the message cache at path (the lead
 // wires cache.Service.Put with PathMetadata as the metadata and the
 // message as the body).
+// RollupIngester counts the events of a notification's message in rollup
+// name of account (rollup subscriptions). An error of code
+// herald.EInvalid or ENotFound is permanent; others are retried.
+type RollupIngester interface {
+	IngestNotification(ctx context.Context, account, name, message string) error
+}
+
 type PathPutter interface {
 	PutNotification(ctx context.Context, path string, n Notification) error
 }

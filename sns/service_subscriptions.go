@@ -54,6 +54,13 @@ func (s *Service) checkEndpoint(protocol, endpoint string, fifo bool) *Error {
 		if err := paths.Validate(endpoint); err != nil {
 			return ErrInvalidParameter("Endpoint: %v", err)
 		}
+	case ProtocolRollup:
+		if s.cfg.Rollups == nil || fifo {
+			return unsupported()
+		}
+		if _, name, ok := strings.Cut(endpoint, "/"); !ok || name == "" || strings.Contains(name, "/") {
+			return ErrInvalidParameter("Endpoint: a rollup's name")
+		}
 	default:
 		return unsupported()
 	}
@@ -85,6 +92,17 @@ func (s *Service) Subscribe(ctx context.Context, c Caller, in SubscribeInput) (s
 	t, e := s.lookupTopic(ctx, c, in.TopicARN, "TopicArn", "Subscribe")
 	if e != nil {
 		return "", e
+	}
+	if in.Protocol == ProtocolRollup {
+		// A rollup of the subscriber's own account, named in full so that
+		// two accounts' rollups of one name are two subscriptions.
+		account, name, ok := strings.Cut(in.Endpoint, "/")
+		switch {
+		case !ok:
+			in.Endpoint = c.Account + "/" + in.Endpoint
+		case account != c.Account || name == "":
+			return "", ErrInvalidParameter("Endpoint: a rollup of your own account")
+		}
 	}
 	if e := s.checkEndpoint(in.Protocol, in.Endpoint, topicFIFO(t)); e != nil {
 		return "", e

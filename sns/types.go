@@ -26,7 +26,7 @@ type Subscription struct {
 	TopicAccount string
 	TopicName    string
 	Owner        string            // account that subscribed
-	Protocol     string            // "http", "https", "sqs", "path"
+	Protocol     string            // "http", "https", "sqs", "path", "rollup"
 	Endpoint     string            // URL, queue ARN or cache path
 	Attributes   map[string]string // RawMessageDelivery, FilterPolicy, FilterPolicyScope, DeliveryPolicy, RedrivePolicy, ...
 	// Pending is true until an http/https subscription is confirmed; Token
@@ -42,4 +42,8 @@ const (
 	ProtocolHTTPS = "https"
 	ProtocolSQS   = "sqs"
 	ProtocolPath  = "path" // Herald's own: store the notification in the message cache at a path
+	// ProtocolRollup is Herald's own: count the events of the message in a
+	// rollup of the subscriber's account (docs/rollups.md). Its endpoint is
+	// "ACCOUNT/NAME"; Subscribe accepts the rollup's name alone.
+	ProtocolRollup = "rollup"
 )

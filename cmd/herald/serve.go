@@ -135,7 +135,9 @@ func serve(ctx context.Context, cfg serveConfig, stderr io.Writer) error {
 	handler.AddComponents(queues.components)
 	handler.AddComponents(events.components)
 	defer queues.closer()
-	topics, err := openTopics(db, svc, cfg.auth.grants.topicGrants(requireIdentity), queues, cfg.aws, cfg.store.dataDir, log)
+	rollups := openRollups(db, queues, cfg.aws.account, requireIdentity, log)
+	serveRollups(handler, rollups, m.Registry)
+	topics, err := openTopics(db, svc, cfg.auth.grants.topicGrants(requireIdentity), queues, rollups, cfg.aws, cfg.store.dataDir, log)
 	if err != nil {
 		return err
 	}
@@ -153,8 +155,6 @@ func serve(ctx context.Context, cfg serveConfig, stderr io.Writer) error {
 	}
 	handler.SetWebSocket(wsHandler)
 	registerWSMetrics(m.Registry, wsHandler.Stats())
-	rollups := openRollups(db, queues, cfg.aws.account, requireIdentity, log)
-	serveRollups(handler, rollups, m.Registry)
 	handler.SetPage(web.Handler(), web.Assets()...)
 	bgCtx, stopBackground := context.WithCancel(context.Background())
 	defer stopBackground()

@@ -18,6 +18,7 @@ import (
 	"github.com/heraldmq/herald/cache"
 	"github.com/heraldmq/herald/cassandrastore"
 	"github.com/heraldmq/herald/pebblestore"
+	"github.com/heraldmq/herald/rollup"
 	"github.com/heraldmq/herald/sns"
 	"github.com/heraldmq/herald/sns/snshttp"
 )
@@ -35,7 +36,7 @@ type topicService struct {
 // from --sns-signing-key-file/--sns-signing-cert-file, or with one Herald
 // creates and keeps in the data directory (every node of a cluster must
 // share one: configure the files there).
-func openTopics(db cache.Store, cacheSvc *cache.Service, grants func(account string) access.Grants, queues *queueService, cfg awsConfig, dataDir string, log *slog.Logger) (*topicService, error) {
+func openTopics(db cache.Store, cacheSvc *cache.Service, grants func(account string) access.Grants, queues *queueService, rollups *rollup.Service, cfg awsConfig, dataDir string, log *slog.Logger) (*topicService, error) {
 	var store sns.Store
 	switch st := db.(type) {
 	case *pebblestore.DB:
@@ -53,8 +54,12 @@ func openTopics(db cache.Store, cacheSvc *cache.Service, grants func(account str
 	if err != nil {
 		return nil, err
 	}
+	var ingester sns.RollupIngester // nil unless there are rollups (a nil *rollup.Service is not)
+	if rollups != nil {
+		ingester = rollups
+	}
 	svc := sns.NewService(store, sns.Config{
-		Region: cfg.region, Logger: log, Queues: queues.svc,
+		Region: cfg.region, Logger: log, Queues: queues.svc, Rollups: ingester,
 		HTTP:     httpDeliverer{d},
 		Paths:    cachePaths{cacheSvc, grants},
 		Envelope: signedEnvelope(d),
