@@ -148,3 +148,29 @@ func TestParsePosition(t *testing.T) {
 		t.Errorf("round trip: %v", got)
 	}
 }
+
+// FuzzParsePosition: any saved position is read as a valid resume point
+// or refused (nil: start over), never a shard out of range.
+func FuzzParsePosition(f *testing.F) {
+	f.Add("1|0=" + uuid.Must(uuid.NewUUID()).String())
+	f.Add("1|3=x|2=")
+	f.Add("")
+	f.Fuzz(func(t *testing.T, s string) {
+		got := parsePosition(s, 4)
+		for shard := range got {
+			if shard < 0 || shard >= 4 {
+				t.Fatalf("parsePosition(%q) names shard %d", s, shard)
+			}
+		}
+		if got == nil {
+			return
+		}
+		sc := newQueueScannerFrom(nil, &Queue{Shards: 4}, s)
+		again := parsePosition(sc.position(), 4)
+		for shard, id := range got {
+			if id != uuid.Nil && again[shard] != id {
+				t.Fatalf("position %q did not round-trip: %v then %v", s, got, again)
+			}
+		}
+	})
+}
