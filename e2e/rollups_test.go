@@ -125,6 +125,20 @@ func TestRollupsOverHTTP(t *testing.T) {
 	if len(totals.Values) != 1 || totals.Values[0] != wantToday {
 		t.Fatalf("totals = %v, want [18]", totals.Values)
 	}
+	trig := map[string]any{"metric": "plays", "scope": map[string]string{"channel": "*"}, "unit": "day", "threshold": 100,
+		"topic_arn": "arn:aws:sns:us-east-1:000000000000:alerts"}
+	var withTrigger struct{ Triggers []struct{ ID, Direction string } }
+	if st := call(t, s, http.MethodPut, "/v1/rollups/video/triggers/hundred", trig, &withTrigger); st != http.StatusOK ||
+		len(withTrigger.Triggers) != 1 || withTrigger.Triggers[0].ID != "hundred" || withTrigger.Triggers[0].Direction != "up" {
+		t.Fatalf("PUT trigger: %d %+v", st, withTrigger)
+	}
+	trig["unit"] = "week"
+	if st := call(t, s, http.MethodPut, "/v1/rollups/video/triggers/bad", trig, &bad); st != http.StatusBadRequest || bad.Error.Message[:len("triggers[1].unit")] != "triggers[1].unit" {
+		t.Fatalf("bad trigger: %d %+v", st, bad)
+	}
+	if st := call(t, s, http.MethodDelete, "/v1/rollups/video/triggers/hundred", nil, nil); st != http.StatusNoContent {
+		t.Fatalf("DELETE trigger: %d", st)
+	}
 	if st := call(t, s, http.MethodDelete, "/v1/rollups/video", nil, nil); st != http.StatusNoContent {
 		t.Fatalf("DELETE: %d", st)
 	}

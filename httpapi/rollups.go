@@ -28,6 +28,7 @@ func (s *Server) SetRollups(svc *rollup.Service) {
 	s.route("/v1/rollups/{name}/series", methods{http.MethodGet: s.rollupSeries})
 	s.route("/v1/rollups/{name}/totals", methods{http.MethodGet: s.rollupTotals})
 	s.route("/v1/rollups/{name}/top", methods{http.MethodGet: s.rollupTop})
+	s.route("/v1/rollups/{name}/triggers/{id}", methods{http.MethodPut: s.putTrigger, http.MethodDelete: s.deleteTrigger})
 }
 
 // readBody reads a request body of at most limit bytes.
@@ -51,6 +52,40 @@ func (s *Server) putRollup(w http.ResponseWriter, r *http.Request) {
 		status = http.StatusCreated
 	}
 	writeJSON(w, status, d)
+}
+
+func (s *Server) putTrigger(w http.ResponseWriter, r *http.Request) {
+	body, err := readBody(w, r, maxRollupDefinitionBytes)
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	t, err := rollup.DecodeTrigger(body)
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	switch id := r.PathValue("id"); {
+	case t.ID == "":
+		t.ID = id
+	case t.ID != id:
+		writeError(w, r, s.log, herald.Errorf(herald.EInvalid, "id: %q differs from the trigger's id in the path", herald.Clip(t.ID)))
+		return
+	}
+	d, err := s.rollups.PutTrigger(r.Context(), r.PathValue("name"), t)
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, d)
+}
+
+func (s *Server) deleteTrigger(w http.ResponseWriter, r *http.Request) {
+	if err := s.rollups.DeleteTrigger(r.Context(), r.PathValue("name"), r.PathValue("id")); err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
 }
 
 func (s *Server) getRollup(w http.ResponseWriter, r *http.Request) {

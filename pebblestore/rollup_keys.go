@@ -14,6 +14,8 @@ import (
 //	'R' uvarint(len account) account name                     definition (JSON)
 //	'C' rollupID(16) partition value                          row: zigzag varint per metric
 //	'D' rollupID(16) eventID                                  committed event: expiry ms (8 BE)
+//	'F' firingID                                              empty: this crossing fired (never again)
+//	'O' firingID                                              firing to publish (JSON), until published
 //
 // partition is uvarint(scope) uvarint(len key) key unit(1) bucket(8 BE,
 // sign bit flipped) uvarint(dim+1): a partition's rows (its dimension's
@@ -24,7 +26,11 @@ const (
 	prefixRollupDef   byte = 'R' // rollup definitions by account and name
 	prefixRollupRow   byte = 'C' // rollup counter rows
 	prefixRollupEvent byte = 'D' // rollup events committed, for deduplication
+	prefixFired       byte = 'F' // trigger crossings that fired
+	prefixOutbox      byte = 'O' // trigger firings not yet published
 )
+
+func firingKey(kind byte, id string) []byte { return append([]byte{kind}, id...) }
 
 func rollupDefKey(account, name string) []byte {
 	k := make([]byte, 0, 1+binary.MaxVarintLen64+len(account)+len(name))

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"slices"
 	"sync"
 	"time"
 
@@ -205,11 +206,19 @@ func (s *RollupStore) Commit(ctx context.Context, d *rollup.Definition, b *rollu
 		if err != nil {
 			return herald.Unavailable("commit rollup", err)
 		}
+		var old []int64
 		if cur == nil {
 			cur = make([]int64, n)
+		} else if d.HasTriggers() {
+			old = slices.Clone(cur)
 		}
 		for i, x := range sums {
 			cur[i] += x
+		}
+		if d.HasTriggers() {
+			if err := s.fire(wb, d.Crossings(row, old, cur, now)); err != nil {
+				return herald.Unavailable("commit rollup", err)
+			}
 		}
 		buf = appendSums(buf[:0], cur)
 		if err := wb.Set(key, buf, nil); err != nil {
@@ -224,6 +233,61 @@ func (s *RollupStore) Commit(ctx context.Context, d *rollup.Definition, b *rollu
 	}
 	if err := wb.Commit(pebble.Sync); err != nil {
 		return herald.Unavailable("commit rollup", err)
+	}
+	return nil
+}
+
+// fire records firings in wb: each ID once ever ('F'), queued for
+// publishing ('O'). The caller holds the rollup's lock.
+func (s *RollupStore) fire(wb *pebble.Batch, firings []rollup.Firing) error {
+	for _, f := range firings {
+		key := firingKey(prefixFired, f.ID)
+		if _, found, err := get(s.db, key, func(v []byte) (struct{}, error) { return struct{}{}, nil }); err != nil || found {
+			continue // fired before (or unreadable: never fire twice)
+		}
+		b, err := json.Marshal(f)
+		if err != nil {
+			return err
+		}
+		if err := errors.Join(wb.Set(key, nil, nil), wb.Set(firingKey(prefixOutbox, f.ID), b, nil)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *RollupStore) PendingFirings(ctx context.Context, limit int) ([]rollup.Firing, error) {
+	if err := s.db.enter(ctx, "rollup firings"); err != nil {
+		return nil, err
+	}
+	defer s.db.leave()
+	prefix := []byte{prefixOutbox}
+	it, err := s.db.pdb.NewIter(&pebble.IterOptions{LowerBound: prefix, UpperBound: prefixEnd(prefix)})
+	if err != nil {
+		return nil, herald.Unavailable("rollup firings", err)
+	}
+	defer it.Close()
+	var out []rollup.Firing
+	for ok := it.First(); ok && len(out) < limit; ok = it.Next() {
+		var f rollup.Firing
+		if err := json.Unmarshal(it.Value(), &f); err != nil {
+			return nil, herald.Unavailable("rollup firings", err)
+		}
+		out = append(out, f)
+	}
+	if err := it.Error(); err != nil {
+		return nil, herald.Unavailable("rollup firings", err)
+	}
+	return out, nil
+}
+
+func (s *RollupStore) FiringDone(ctx context.Context, id string) error {
+	if err := s.db.enter(ctx, "rollup firings"); err != nil {
+		return err
+	}
+	defer s.db.leave()
+	if err := s.db.pdb.Delete(firingKey(prefixOutbox, id), pebble.Sync); err != nil {
+		return herald.Unavailable("rollup firings", err)
 	}
 	return nil
 }

@@ -48,12 +48,19 @@ type sourceKey struct {
 	queue string
 }
 
-// Run consumes the queues named by rollup definitions until ctx ends,
+// Run publishes the triggers' firings (with Config.Topics) and consumes
+// the queues named by rollup definitions until ctx ends,
 // starting a consumer for each definition with sources.queue and stopping
 // those whose definition is gone or changed, checked every
 // SourcesInterval. It needs Config.Queues.
 func (s *Service) Run(ctx context.Context) error {
+	if s.cfg.Topics != nil {
+		done := make(chan struct{})
+		go func() { defer close(done); s.runFirings(ctx) }()
+		defer func() { <-done }()
+	}
 	if s.cfg.Queues == nil {
+		<-ctx.Done()
 		return nil
 	}
 	running := map[sourceKey]context.CancelFunc{}

@@ -30,8 +30,10 @@ type Definition struct {
 	DedupWindow Duration     `json:"dedup_window,omitempty"` // default DefaultDedupWindow
 	Sources     Sources      `json:"sources,omitzero"`
 	Tiles       bool         `json:"tiles,omitempty"` // publish live values to the message cache
+	Triggers    []Trigger    `json:"triggers,omitempty"`
 
 	loc *time.Location // TimeZone, loaded by Normalize
+	ms  []matcher      // Triggers, compiled by Normalize
 }
 
 // EventMembers names the members of an event that identify and date it.
@@ -141,6 +143,20 @@ func (d *Definition) Normalize() error {
 			return invalid(member, "longer than %d bytes", MaxSourceLen)
 		}
 	}
+	if len(d.Triggers) > MaxTriggers {
+		return invalid("triggers", "at most %d, got %d", MaxTriggers, len(d.Triggers))
+	}
+	for i := range d.Triggers {
+		if err := d.checkTrigger(&d.Triggers[i]); err != nil {
+			he := err.(*herald.Error)
+			return herald.Errorf(he.Code, "triggers[%d].%s", i, he.Message)
+		}
+		for _, other := range d.Triggers[:i] {
+			if other.ID == d.Triggers[i].ID {
+				return invalid(fmt.Sprintf("triggers[%d].id", i), "%q appears twice", d.Triggers[i].ID)
+			}
+		}
+	}
 	rows := len(d.Scopes) * len(d.Periods) * (1 + len(d.Dimensions) + len(d.DrillDowns))
 	if rows > MaxRowsPerEvent {
 		return invalid("scopes", "one event would update %d rows (scopes × periods × (1 + dimensions + drill-downs)); at most %d", rows, MaxRowsPerEvent)
@@ -148,6 +164,7 @@ func (d *Definition) Normalize() error {
 	if cells := rows * len(d.Metrics); cells > MaxCellsPerEvent {
 		return invalid("metrics", "one event would update %d counters (rows × metrics); at most %d", cells, MaxCellsPerEvent)
 	}
+	d.ms = d.matchers()
 	return nil
 }
 
@@ -336,5 +353,6 @@ func (d *Definition) Clone() *Definition {
 		c.DrillDowns[i] = slices.Clone(p)
 	}
 	c.Metrics, c.Dimensions, c.Periods = slices.Clone(d.Metrics), slices.Clone(d.Dimensions), slices.Clone(d.Periods)
+	c.Triggers = slices.Clone(d.Triggers)
 	return &c
 }

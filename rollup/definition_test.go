@@ -112,6 +112,62 @@ func TestNormalizeNamesTheBadMember(t *testing.T) {
 		{"source too long", func(m map[string]any) {
 			m["sources"] = map[string]any{"queue": strings.Repeat("q", MaxSourceLen+1)}
 		}, "sources.queue"},
+		{"trigger id", func(m map[string]any) {
+			t := map[string]any{"id": "t1", "metric": "plays", "scope": map[string]any{"channel": "*"}, "unit": "day", "threshold": 5, "topic_arn": "arn:aws:sns:us-east-1:000000000000:alerts"}
+			t["id"] = "a b"
+			m["triggers"] = []any{t}
+		}, "triggers[0].id"},
+		{"trigger metric", func(m map[string]any) {
+			t := map[string]any{"id": "t1", "metric": "plays", "scope": map[string]any{"channel": "*"}, "unit": "day", "threshold": 5, "topic_arn": "arn:aws:sns:us-east-1:000000000000:alerts"}
+			t["metric"] = "likes"
+			m["triggers"] = []any{t}
+		}, "triggers[0].metric"},
+		{"trigger scope", func(m map[string]any) {
+			t := map[string]any{"id": "t1", "metric": "plays", "scope": map[string]any{"channel": "*"}, "unit": "day", "threshold": 5, "topic_arn": "arn:aws:sns:us-east-1:000000000000:alerts"}
+			t["scope"] = map[string]any{"video": "*"}
+			m["triggers"] = []any{t}
+		}, "triggers[0].scope"},
+		{"trigger value without dimension", func(m map[string]any) {
+			t := map[string]any{"id": "t1", "metric": "plays", "scope": map[string]any{"channel": "*"}, "unit": "day", "threshold": 5, "topic_arn": "arn:aws:sns:us-east-1:000000000000:alerts"}
+			t["value"] = "Paris"
+			m["triggers"] = []any{t}
+		}, "triggers[0].value"},
+		{"trigger dimension without value", func(m map[string]any) {
+			t := map[string]any{"id": "t1", "metric": "plays", "scope": map[string]any{"channel": "*"}, "unit": "day", "threshold": 5, "topic_arn": "arn:aws:sns:us-east-1:000000000000:alerts"}
+			t["dimension"] = "city"
+			m["triggers"] = []any{t}
+		}, "triggers[0].value"},
+		{"trigger unknown dimension", func(m map[string]any) {
+			t := map[string]any{"id": "t1", "metric": "plays", "scope": map[string]any{"channel": "*"}, "unit": "day", "threshold": 5, "topic_arn": "arn:aws:sns:us-east-1:000000000000:alerts"}
+			t["dimension"] = "street"
+			t["value"] = "x"
+			m["triggers"] = []any{t}
+		}, "triggers[0].dimension"},
+		{"trigger drill-down value", func(m map[string]any) {
+			t := map[string]any{"id": "t1", "metric": "plays", "scope": map[string]any{"channel": "*"}, "unit": "day", "threshold": 5, "topic_arn": "arn:aws:sns:us-east-1:000000000000:alerts"}
+			t["dimension"] = "city/site"
+			t["value"] = "Paris"
+			m["triggers"] = []any{t}
+		}, "triggers[0].value"},
+		{"trigger unit", func(m map[string]any) {
+			t := map[string]any{"id": "t1", "metric": "plays", "scope": map[string]any{"channel": "*"}, "unit": "day", "threshold": 5, "topic_arn": "arn:aws:sns:us-east-1:000000000000:alerts"}
+			t["unit"] = "week"
+			m["triggers"] = []any{t}
+		}, "triggers[0].unit"},
+		{"trigger direction", func(m map[string]any) {
+			t := map[string]any{"id": "t1", "metric": "plays", "scope": map[string]any{"channel": "*"}, "unit": "day", "threshold": 5, "topic_arn": "arn:aws:sns:us-east-1:000000000000:alerts"}
+			t["direction"] = "sideways"
+			m["triggers"] = []any{t}
+		}, "triggers[0].direction"},
+		{"trigger topic", func(m map[string]any) {
+			t := map[string]any{"id": "t1", "metric": "plays", "scope": map[string]any{"channel": "*"}, "unit": "day", "threshold": 5, "topic_arn": "arn:aws:sns:us-east-1:000000000000:alerts"}
+			t["topic_arn"] = "alerts"
+			m["triggers"] = []any{t}
+		}, "triggers[0].topic_arn"},
+		{"trigger twice", func(m map[string]any) {
+			t := map[string]any{"id": "t1", "metric": "plays", "scope": map[string]any{"channel": "*"}, "unit": "day", "threshold": 5, "topic_arn": "arn:aws:sns:us-east-1:000000000000:alerts"}
+			m["triggers"] = []any{t, t}
+		}, "triggers[1].id"},
 		{"too many rows per event", func(m map[string]any) {
 			m["scopes"] = many(MaxScopes, func(i int) any { return []any{"s" + strings.Repeat("x", i)} })
 			m["dimensions"] = many(MaxDimensions, func(i int) any { return "d" + strings.Repeat("x", i) })

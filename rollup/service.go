@@ -32,6 +32,8 @@ type Config struct {
 	// Queues is the SQS service the consumers of sources.queue use (Run);
 	// nil: no queue ingest.
 	Queues sqs.API
+	// Topics publishes the triggers' firings (Run); nil: they wait.
+	Topics Publisher
 	// FlushInterval and FlushEvents bound how long, and how many events,
 	// a consumer gathers before it commits (DefaultFlush*).
 	FlushInterval time.Duration
@@ -50,6 +52,9 @@ type Stats struct {
 	Late       atomic.Int64 // events refused for their time (ErrLate)
 	Expired    atomic.Int64 // (event, scope, period) skipped: bucket past its retention
 	Commits    atomic.Int64 // batches committed
+
+	Fired         atomic.Int64 // trigger firings published
+	FiringsFailed atomic.Int64 // attempts to publish a firing that failed (retried)
 }
 
 // Service is the rollups' domain service: definitions, ingest and
@@ -79,6 +84,10 @@ func NewService(cfg Config) *Service {
 	}
 	return &Service{cfg: cfg, store: cfg.Store}
 }
+
+// SetPublisher sets Config.Topics after NewService (SNS and rollups each
+// need the other); call it before Run.
+func (s *Service) SetPublisher(p Publisher) { s.cfg.Topics = p }
 
 // account is the account ctx's caller acts in.
 func (s *Service) account(ctx context.Context) (string, error) {
@@ -149,26 +158,41 @@ func (s *Service) Put(ctx context.Context, name string, body []byte) (d *Definit
 	return d, created, nil
 }
 
-// decodeDefinition reads a definition body strictly: an unknown member is
-// an error naming it.
+// decodeDefinition reads a definition body strictly.
 func decodeDefinition(body []byte) (*Definition, error) {
+	var d Definition
+	if err := decodeStrict(body, &d, "definition"); err != nil {
+		return nil, err
+	}
+	return &d, nil
+}
+
+// DecodeTrigger reads a trigger body strictly (for PUT .../triggers/{id}).
+func DecodeTrigger(body []byte) (Trigger, error) {
+	var t Trigger
+	err := decodeStrict(body, &t, "trigger")
+	return t, err
+}
+
+// decodeStrict reads one JSON object into v: an unknown member, or one of
+// the wrong type, is an error naming it.
+func decodeStrict(body []byte, v any, what string) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
-	var d Definition
-	if err := dec.Decode(&d); err != nil {
+	if err := dec.Decode(v); err != nil {
 		var te *json.UnmarshalTypeError
 		switch {
 		case errors.As(err, &te) && te.Field != "":
-			return nil, invalid(te.Field, "want %s, got a JSON %s", te.Type, te.Value)
+			return invalid(te.Field, "want %s, got a JSON %s", te.Type, te.Value)
 		case strings.HasPrefix(err.Error(), "json: unknown field "):
-			return nil, invalid(strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`), "not a member of a rollup definition")
+			return invalid(strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`), "not a member of a rollup %s", what)
 		}
-		return nil, herald.Errorf(herald.EInvalid, "definition: not a JSON object: %s", herald.Clip(err.Error()))
+		return herald.Errorf(herald.EInvalid, "%s: not a JSON object: %s", what, herald.Clip(err.Error()))
 	}
 	if dec.More() {
-		return nil, herald.Errorf(herald.EInvalid, "definition: more than one JSON value")
+		return herald.Errorf(herald.EInvalid, "%s: more than one JSON value", what)
 	}
-	return &d, nil
+	return nil
 }
 
 // Get returns the caller's rollup name.

@@ -65,7 +65,17 @@ type Store interface {
 	// event is recorded as committed until now + d's DedupWindow;
 	// otherwise nothing changes and the error is an *ErrDuplicate. A
 	// Commit that returned an error other than that applied nothing.
+	// With the rows it writes the firings of d's triggers that the new
+	// values cross (Definition.Crossings), each firing ID at most once
+	// ever, for PendingFirings.
 	Commit(ctx context.Context, d *Definition, b *Batch, now time.Time) error
+
+	// PendingFirings returns up to limit trigger firings committed but not
+	// yet published (Commit records a firing, once per ID ever, in the
+	// same atomic write as the rows whose change made it).
+	PendingFirings(ctx context.Context, limit int) ([]Firing, error)
+	// FiringDone forgets a pending firing once it was published.
+	FiringDone(ctx context.Context, id string) error
 
 	// ReadRows returns the values of rows (all of d), one slice per row in
 	// the order of d.Metrics, nil for a row never written.

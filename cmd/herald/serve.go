@@ -142,6 +142,9 @@ func serve(ctx context.Context, cfg serveConfig, stderr io.Writer) error {
 		return err
 	}
 	defer topics.close()
+	if rollups != nil {
+		rollups.SetPublisher(topics.svc)
+	}
 	registerSNSMetrics(m.Registry, topics.svc.Stats())
 	aws, err := awsHandler(queues, topics, creds, cfg.aws, m, log)
 	if err != nil {

@@ -33,6 +33,8 @@ func RunStore(t *testing.T, open func(t *testing.T) rollup.Store) {
 		{"ReadPartitionInValueOrderWithPaging", testPartition},
 		{"DeleteForgetsRowsAndEvents", testDelete},
 		{"SourcesListsTheDefinitionsNamingAQueue", testSources},
+		{"TriggerFiresOncePerRowAndBucket", testTriggerFiresOnce},
+		{"TriggerCrossedByConcurrentWritersFiresOnce", testTriggerConcurrent},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -309,5 +311,100 @@ func testSources(e *env) {
 	}
 	if !found {
 		e.t.Fatalf("Sources = %d definitions, without the one naming a queue", len(defs))
+	}
+}
+
+// defineWithTrigger stores a definition whose trigger fires when a
+// channel's all-time plays reach threshold.
+func (e *env) defineWithTrigger(name string, threshold int64) *rollup.Definition {
+	e.t.Helper()
+	var d rollup.Definition
+	if err := json.Unmarshal(fmt.Appendf(nil, definitionJSON, name), &d); err != nil {
+		e.t.Fatal(err)
+	}
+	d.Triggers = []rollup.Trigger{{ID: "hot", Metric: "plays", Scope: map[string]string{"channel": "*"}, Unit: rollup.All,
+		Threshold: threshold, TopicARN: "arn:aws:sns:us-east-1:" + e.account + ":alerts"}}
+	if err := d.Normalize(); err != nil {
+		e.t.Fatal(err)
+	}
+	d.Account, d.ID, d.Created = e.account, uuid.New(), now
+	if err := e.s.PutDefinition(e.ctx, &d); err != nil {
+		e.t.Fatal(err)
+	}
+	return &d
+}
+
+// pending returns the pending firings of rollup d.
+func (e *env) pending(d *rollup.Definition) []rollup.Firing {
+	e.t.Helper()
+	all, err := e.s.PendingFirings(e.ctx, 1000)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	var out []rollup.Firing
+	for _, f := range all {
+		if f.Rollup == d.Name && f.Account == d.Account {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// testTriggerFiresOnce: a trigger fires when a commit crosses its
+// threshold, once per row and bucket: not again when the count falls
+// back and crosses again, nor for replayed events.
+func testTriggerFiresOnce(e *env) {
+	d := e.defineWithTrigger("r", 3)
+	e.commit(d, event("a", "c", "", 1, 0), event("b", "c", "", 1, 0))
+	if got := e.pending(d); len(got) != 0 {
+		e.t.Fatalf("fired below the threshold: %+v", got)
+	}
+	e.commit(d, event("c", "c", "", 2, 0))
+	got := e.pending(d)
+	if len(got) != 1 || got[0].Total != 4 || got[0].Threshold != 3 || got[0].Trigger != "hot" || got[0].Scope[0] != "c" || got[0].ID == "" {
+		e.t.Fatalf("firings after the crossing: %+v", got)
+	}
+	id := got[0].ID
+	e.commit(d, event("d", "c", "", -3, 0)) // back under
+	e.commit(d, event("e", "c", "", 5, 0))  // and over again
+	if got := e.pending(d); len(got) != 1 {
+		e.t.Fatalf("%d firings pending after a second crossing, want still 1", len(got))
+	}
+	if err := e.s.FiringDone(e.ctx, id); err != nil {
+		e.t.Fatal(err)
+	}
+	e.commit(d, event("f", "c", "", -10, 0), event("g", "c", "", 10, 0))
+	if got := e.pending(d); len(got) != 0 {
+		e.t.Fatalf("fired again after it was published: %+v", got)
+	}
+	// Another channel is another row: it fires on its own.
+	e.commit(d, event("h", "other", "", 3, 0))
+	if got := e.pending(d); len(got) != 1 || got[0].Scope[0] != "other" {
+		e.t.Fatalf("other channel: %+v", got)
+	}
+}
+
+// testTriggerConcurrent: ten writers cross one threshold together: one
+// firing.
+func testTriggerConcurrent(e *env) {
+	d := e.defineWithTrigger("r", 500)
+	var wg sync.WaitGroup
+	for w := range 10 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 100 {
+				b := rollup.NewBatch(d)
+				b.Add(event(fmt.Sprintf("w%d-%d", w, i), "hot", "", 1, 0), now)
+				if err := e.s.Commit(e.ctx, d, b, now); err != nil {
+					e.t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if got := e.pending(d); len(got) != 1 || got[0].Total != 500 {
+		e.t.Fatalf("firings: %+v, want one, at 500", got)
 	}
 }
