@@ -127,7 +127,9 @@ func TestRollupsOverHTTP(t *testing.T) {
 	}
 	trig := map[string]any{"metric": "plays", "scope": map[string]string{"channel": "*"}, "unit": "day", "threshold": 100,
 		"topic_arn": "arn:aws:sns:us-east-1:000000000000:alerts"}
-	var withTrigger struct{ Triggers []struct{ ID, Direction string } }
+	var withTrigger struct {
+		Triggers []struct{ ID, Direction string }
+	}
 	if st := call(t, s, http.MethodPut, "/v1/rollups/video/triggers/hundred", trig, &withTrigger); st != http.StatusOK ||
 		len(withTrigger.Triggers) != 1 || withTrigger.Triggers[0].ID != "hundred" || withTrigger.Triggers[0].Direction != "up" {
 		t.Fatalf("PUT trigger: %d %+v", st, withTrigger)
