@@ -127,7 +127,9 @@ func (cr *cacheReader) consume(ctx context.Context, r *scenarioRun, worker int, 
 			cr.read(ctx, r, p)
 		case <-idle.C:
 			if worker == 0 && r.tally.missing() > 0 {
-				for _, id := range r.tally.missingIDs(2000) {
+				// The oldest first: Herald stores an ingest backlog in
+				// about the order it was acknowledged.
+				for _, id := range r.tally.oldestMissing(2000) {
 					cr.enqueue(id)
 				}
 			}

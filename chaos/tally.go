@@ -91,6 +91,14 @@ type tally struct {
 	mu            sync.Mutex
 	windows       map[string]*window
 	corruptSample []string
+
+	// ackLog is every id in the order its send was first acknowledged,
+	// and ackDone the length of its prefix known delivered: readers that
+	// poll for missing messages (cache, AMQP) ask for the oldest first,
+	// the order Herald takes them in.
+	ackMu   sync.Mutex
+	ackLog  []uuid.UUID
+	ackDone int
 }
 
 // newTally returns a tally whose messages each owe subs deliveries.
@@ -180,6 +188,11 @@ func (t *tally) ack(id uuid.UUID, started time.Time) {
 		}
 	}
 	s.mu.Unlock()
+	if acked > 0 {
+		t.ackMu.Lock()
+		t.ackLog = append(t.ackLog, id)
+		t.ackMu.Unlock()
+	}
 	t.acked.Add(acked)
 	t.ackedDelivered.Add(delivered)
 	if p := t.probe.Load(); p != nil && started.UnixNano() >= p.since {
@@ -270,6 +283,27 @@ func (t *tally) missingIDs(limit int) []uuid.UUID {
 			}
 		}
 		s.mu.Unlock()
+	}
+	return out
+}
+
+// oldestMissing returns up to limit ids acknowledged but not delivered
+// (to subscriber 0), the earliest acknowledged first. It walks the ack
+// log from the first id not known delivered, so repeated calls cost about
+// the ids they return.
+func (t *tally) oldestMissing(limit int) []uuid.UUID {
+	t.ackMu.Lock()
+	defer t.ackMu.Unlock()
+	var out []uuid.UUID
+	for i := t.ackDone; i < len(t.ackLog) && len(out) < limit; i++ {
+		id := t.ackLog[i]
+		if t.delivered(id, 0) {
+			if len(out) == 0 {
+				t.ackDone = i + 1 // the delivered prefix grows
+			}
+			continue
+		}
+		out = append(out, id)
 	}
 	return out
 }

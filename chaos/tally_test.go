@@ -2,6 +2,7 @@ package chaos
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -201,5 +202,27 @@ func TestProbeMeasuresOperationsStartedAfterTheFault(t *testing.T) {
 	ack, recv, health := p.recovery()
 	if ack <= 0 || recv <= 0 || health != -1 {
 		t.Errorf("recovery = %v, %v, %v; want two positive durations and -1", ack, recv, health)
+	}
+}
+
+func TestOldestMissingInAckOrder(t *testing.T) {
+	tl := newTally(1)
+	ids := make([]uuid.UUID, 10)
+	for i := range ids {
+		ids[i] = newID()
+		tl.sentMsg(ids[i])
+	}
+	for _, i := range []int{3, 1, 4, 0, 5, 9, 2, 6} { // acknowledged in this order
+		tl.ack(ids[i], time.Now())
+	}
+	tl.deliver(ids[3], 0, time.Now())
+	tl.deliver(ids[4], 0, time.Now())
+	got := tl.oldestMissing(3)
+	if want := []uuid.UUID{ids[1], ids[0], ids[5]}; !slices.Equal(got, want) {
+		t.Fatalf("oldestMissing(3) = %v, want %v (ack order, delivered and unacknowledged left out)", got, want)
+	}
+	tl.deliver(ids[1], 0, time.Now())
+	if got := tl.oldestMissing(10); !slices.Equal(got, []uuid.UUID{ids[0], ids[5], ids[9], ids[2], ids[6]}) {
+		t.Fatalf("oldestMissing(10) = %v", got)
 	}
 }
