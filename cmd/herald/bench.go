@@ -28,8 +28,11 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if len(args) > 0 && args[0] == "ws" {
 		return runBenchWS(ctx, args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "rollups" {
+		return runBenchRollups(ctx, args[1:], stdout, stderr)
+	}
 	if len(args) == 0 || args[0] != "cache" {
-		return fmt.Errorf("usage: herald bench cache|sqs|sns|ws [flags] (see 'herald bench cache --help', 'herald bench sqs --help', 'herald bench sns --help', 'herald bench ws --help')")
+		return fmt.Errorf("usage: herald bench cache|sqs|sns|ws|rollups [flags] (see 'herald bench cache --help', 'herald bench sqs --help', 'herald bench sns --help', 'herald bench ws --help', 'herald bench rollups --help')")
 	}
 	return runBenchCache(ctx, args[1:], stdout, stderr)
 }

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/heraldmq/herald/load/rollups"
+)
+
+// runBenchRollups is 'herald bench rollups': the LoopLogic-shaped rollup
+// load (load/rollups).
+func runBenchRollups(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var cfg rollups.Config
+	var jsonOut bool
+	fs := newFlagSet("bench rollups", "bench rollups [flags]   feed a rollup through an SQS queue of a running server and check its totals", stderr)
+	fs.StringVar(&cfg.Server, "server", "http://127.0.0.1:8080", "Herald server to load (only ever this address)")
+	fs.DurationVar(&cfg.Duration, "duration", 60*time.Second, "how long events are sent")
+	fs.Float64Var(&cfg.Rate, "rate", 0, "events per second in all (0: as fast as the senders go)")
+	fs.IntVar(&cfg.Senders, "senders", 4, "concurrent SendMessageBatch callers")
+	fs.IntVar(&cfg.EventsPerMessage, "events-per-message", 10, "events packed in one message")
+	fs.IntVar(&cfg.Channels, "channels", 20, "distinct channels (Zipf); videos are 10 per channel")
+	fs.StringVar(&cfg.Name, "name", "", "rollup and queue name (default bench-<unix time>)")
+	fs.BoolVar(&cfg.Keep, "keep", false, "keep the rollup and its queue afterwards")
+	fs.BoolVar(&jsonOut, "json", false, "print the report as JSON")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	cfg.Progress = stderr
+	rep, err := rollups.Run(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	if jsonOut {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	fmt.Fprintf(stdout, "events %d in %d messages over %.1fs; %.0f events/s counted (%d rows, %d counters per event: %.0f counter updates/s)\n",
+		rep.Events, rep.Messages, rep.Seconds, rep.EventsPerSecond, rep.RowsPerEvent, rep.CountersPerEvent, rep.CounterUpdatesPerS)
+	fmt.Fprintf(stdout, "settled %s after the last send; freshness p50 %s, p99 %s over %d probes\n",
+		rep.Settled.Round(time.Millisecond), rep.FreshnessP50.Round(time.Millisecond), rep.FreshnessP99.Round(time.Millisecond), rep.FreshnessProbes)
+	if !rep.Exact {
+		return fmt.Errorf("totals differ from the reference: %v", rep.Mismatches[:min(5, len(rep.Mismatches))])
+	}
+	fmt.Fprintln(stdout, "totals equal to the reference: exact")
+	return nil
+}

@@ -1,0 +1,368 @@
+package rollups
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+)
+
+// Config says what to run.
+type Config struct {
+	Server           string        // Herald's base URL
+	Account          string        // the account of the rollup and its queue (the server's default when it allows anonymous calls)
+	Duration         time.Duration // how long events are sent
+	Rate             float64       // events per second in all (0: as fast as the senders go)
+	Senders          int           // concurrent senders
+	EventsPerMessage int           // events packed in one message (LoopLogic: 10)
+	Channels         int           // distinct channels (Zipf); videos, cities, sites scale from it
+	Name             string        // rollup and queue name
+	Keep             bool          // keep the rollup and queue afterwards
+	Progress         io.Writer     // a line every few seconds; nil: none
+}
+
+// Report is what a run measured.
+type Report struct {
+	Events             int64         `json:"events"`
+	Messages           int64         `json:"messages"`
+	Seconds            float64       `json:"seconds"`
+	EventsPerSecond    float64       `json:"events_per_second"`
+	RowsPerEvent       int           `json:"rows_per_event"`
+	CountersPerEvent   int           `json:"counters_per_event"`
+	CounterUpdatesPerS float64       `json:"counter_updates_per_second"`
+	Settled            time.Duration `json:"settled_ns"` // from the last send until every total matched
+	FreshnessP50       time.Duration `json:"freshness_p50_ns"`
+	FreshnessP99       time.Duration `json:"freshness_p99_ns"`
+	FreshnessProbes    int           `json:"freshness_probes"`
+	Exact              bool          `json:"exact"`
+	Mismatches         []string      `json:"mismatches,omitempty"`
+}
+
+// Dimensions, drill-downs and metrics of the LoopLogic shape.
+var (
+	dimensions = []string{"country", "region", "city", "site", "browser", "os", "device", "referrer",
+		"player", "quality", "lang", "hour_of_day", "weekday", "source", "medium", "content_type"}
+	metrics = []string{"views", "plays", "completions", "q25", "q50", "q75", "seconds_watched", "clicks", "shares",
+		"likes", "comments", "ads_started", "ads_completed", "buffering", "errors", "viewers", "first_time", "returning"}
+)
+
+func definition(queueURL string) map[string]any {
+	return map[string]any{
+		"event":      map[string]string{"id": "id", "time": "time"},
+		"scopes":     [][]string{{"channel"}, {"channel", "video"}, {"channel", "video", "campaign"}},
+		"metrics":    metrics,
+		"dimensions": dimensions,
+		"drilldowns": [][]string{{"country", "city"}, {"city", "site"}},
+		"periods":    []map[string]string{{"unit": "day"}, {"unit": "week"}, {"unit": "month"}, {"unit": "year"}, {"unit": "all"}},
+		"sources":    map[string]string{"queue": queueURL},
+	}
+}
+
+// rowsPerEvent and countersPerEvent of the definition, for an event with
+// every member.
+const (
+	rowsPerEvent     = 3 * 5 * (1 + 16 + 2)
+	countersPerEvent = rowsPerEvent * 18
+)
+
+// reference is the bench's own count: all-time plays per channel, and
+// per (channel, city).
+type reference struct {
+	mu     sync.Mutex
+	plays  map[string]int64
+	cities map[string]map[string]int64
+}
+
+func (r *reference) add(channel, city string, plays int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.plays[channel] += plays
+	if r.cities[channel] == nil {
+		r.cities[channel] = map[string]int64{}
+	}
+	r.cities[channel][city] += plays
+}
+
+// Run runs the benchmark against cfg.Server.
+func Run(ctx context.Context, cfg Config) (Report, error) {
+	if cfg.Senders <= 0 {
+		cfg.Senders = 4
+	}
+	if cfg.EventsPerMessage <= 0 {
+		cfg.EventsPerMessage = 10
+	}
+	if cfg.Channels <= 0 {
+		cfg.Channels = 20
+	}
+	if cfg.Name == "" {
+		cfg.Name = fmt.Sprintf("bench-%d", time.Now().Unix())
+	}
+	if cfg.Account == "" {
+		cfg.Account = "000000000000"
+	}
+	q := sqs.New(sqs.Options{BaseEndpoint: aws.String(cfg.Server), Region: "us-east-1", RetryMaxAttempts: 3,
+		Credentials: aws.AnonymousCredentials{}})
+	hc := &http.Client{Timeout: 30 * time.Second}
+	created, err := q.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(cfg.Name)})
+	if err != nil {
+		return Report{}, fmt.Errorf("create the queue: %w", err)
+	}
+	qurl := aws.ToString(created.QueueUrl)
+	if err := call(ctx, hc, http.MethodPut, cfg.Server+"/v1/rollups/"+cfg.Name, definition(qurl), nil); err != nil {
+		return Report{}, fmt.Errorf("define the rollup: %w", err)
+	}
+	if !cfg.Keep {
+		defer func() {
+			cctx := context.WithoutCancel(ctx)
+			_ = call(cctx, hc, http.MethodDelete, cfg.Server+"/v1/rollups/"+cfg.Name, nil, nil)
+			_, _ = q.DeleteQueue(cctx, &sqs.DeleteQueueInput{QueueUrl: aws.String(qurl)})
+		}()
+	}
+	ref := &reference{plays: map[string]int64{}, cities: map[string]map[string]int64{}}
+	var events, messages atomic.Int64
+	var sendErr atomic.Value
+	runCtx, stop := context.WithTimeout(ctx, cfg.Duration)
+	defer stop()
+	start := time.Now()
+	var limiter <-chan time.Time
+	if cfg.Rate > 0 {
+		per := time.Duration(float64(time.Second) * float64(cfg.EventsPerMessage*10) / cfg.Rate)
+		t := time.NewTicker(max(per, time.Microsecond))
+		defer t.Stop()
+		limiter = t.C
+	}
+	var wg sync.WaitGroup
+	for w := range cfg.Senders {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			g := newGenerator(uint64(w), cfg.Channels)
+			for n := 0; runCtx.Err() == nil; n++ {
+				if limiter != nil {
+					select {
+					case <-limiter:
+					case <-runCtx.Done():
+						return
+					}
+				}
+				entries := make([]types.SendMessageBatchRequestEntry, 10)
+				for i := range entries {
+					body := g.message(fmt.Sprintf("%d-%d-%d", w, n, i), cfg.EventsPerMessage, ref)
+					entries[i] = types.SendMessageBatchRequestEntry{Id: aws.String(fmt.Sprint(i)), MessageBody: aws.String(body)}
+				}
+				out, err := q.SendMessageBatch(ctx, &sqs.SendMessageBatchInput{QueueUrl: aws.String(qurl), Entries: entries})
+				if err == nil && len(out.Failed) > 0 {
+					err = fmt.Errorf("%d entries failed: %s", len(out.Failed), aws.ToString(out.Failed[0].Message))
+				}
+				if err != nil {
+					sendErr.Store(err)
+					stop()
+					return
+				}
+				messages.Add(10)
+				events.Add(int64(10 * cfg.EventsPerMessage))
+			}
+		}()
+	}
+	probes := freshness(runCtx, hc, q, qurl, cfg)
+	progress := time.NewTicker(5 * time.Second)
+	defer progress.Stop()
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+wait:
+	for {
+		select {
+		case <-done:
+			break wait
+		case <-progress.C:
+			if cfg.Progress != nil {
+				e := events.Load()
+				fmt.Fprintf(cfg.Progress, "rollups: %s: %d events sent (%.0f/s)\n", time.Since(start).Round(time.Second), e, float64(e)/time.Since(start).Seconds())
+			}
+		}
+	}
+	sent := time.Since(start)
+	lat := <-probes
+	if err, _ := sendErr.Load().(error); err != nil {
+		return Report{}, err
+	}
+	rep := Report{Events: events.Load(), Messages: messages.Load(), Seconds: sent.Seconds(), RowsPerEvent: rowsPerEvent, CountersPerEvent: countersPerEvent}
+	rep.FreshnessProbes = len(lat)
+	if len(lat) > 0 {
+		slices.Sort(lat)
+		rep.FreshnessP50, rep.FreshnessP99 = lat[len(lat)/2], lat[min(len(lat)-1, len(lat)*99/100)]
+	}
+	// Wait until every total matches the reference.
+	deadline := time.Now().Add(5 * time.Minute)
+	for {
+		rep.Mismatches = check(ctx, hc, cfg, ref)
+		if len(rep.Mismatches) == 0 || time.Now().After(deadline) || ctx.Err() != nil {
+			break
+		}
+		time.Sleep(time.Second)
+	}
+	rep.Settled = time.Since(start) - sent
+	rep.Exact = len(rep.Mismatches) == 0
+	// The rate is of events counted: sent, then settled.
+	rep.EventsPerSecond = float64(rep.Events) / (time.Since(start).Seconds())
+	rep.CounterUpdatesPerS = rep.EventsPerSecond * countersPerEvent
+	return rep, nil
+}
+
+// check compares the server's all-time plays per channel, and the top
+// cities of every channel, with the reference; it returns the mismatches.
+func check(ctx context.Context, hc *http.Client, cfg Config, ref *reference) []string {
+	ref.mu.Lock()
+	defer ref.mu.Unlock()
+	var bad []string
+	for channel, want := range ref.plays {
+		var tot struct{ Values []int64 }
+		q := url.Values{"scope.channel": {channel}, "unit": {"all"}, "metrics": {"plays"}}
+		if err := call(ctx, hc, http.MethodGet, cfg.Server+"/v1/rollups/"+cfg.Name+"/totals?"+q.Encode(), nil, &tot); err != nil {
+			bad = append(bad, fmt.Sprintf("%s: %v", channel, err))
+			continue
+		}
+		if len(tot.Values) != 1 || tot.Values[0] != want {
+			bad = append(bad, fmt.Sprintf("channel %s: plays %v, want %d", channel, tot.Values, want))
+			continue
+		}
+		var top struct {
+			Values []struct {
+				Value  string
+				Values []int64
+			}
+		}
+		q = url.Values{"scope.channel": {channel}, "unit": {"all"}, "dimension": {"city"}, "order_by": {"plays"}, "n": {"1000"}}
+		if err := call(ctx, hc, http.MethodGet, cfg.Server+"/v1/rollups/"+cfg.Name+"/top?"+q.Encode(), nil, &top); err != nil {
+			bad = append(bad, fmt.Sprintf("%s top: %v", channel, err))
+			continue
+		}
+		got := map[string]int64{}
+		for _, v := range top.Values {
+			got[v.Value] = v.Values[1] // plays is the second metric
+		}
+		for city, p := range ref.cities[channel] {
+			if got[city] != p {
+				bad = append(bad, fmt.Sprintf("channel %s, city %s: plays %d, want %d", channel, city, got[city], p))
+				break
+			}
+		}
+	}
+	return bad
+}
+
+// generator makes LoopLogic-shaped events.
+type generator struct {
+	r                               *rand.Rand
+	channels, videos, cities, sites *rand.Zipf
+	countries                       *rand.Zipf
+}
+
+func newGenerator(seed uint64, channels int) *generator {
+	r := rand.New(rand.NewPCG(seed, 42))
+	z := func(n int) *rand.Zipf { return rand.NewZipf(r, 1.2, 1, uint64(n-1)) }
+	return &generator{r: r, channels: z(channels), videos: z(channels * 10), countries: z(60), cities: z(1000), sites: z(500)}
+}
+
+// message returns one message body: an array of n events.
+func (g *generator) message(prefix string, n int, ref *reference) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	now := time.Now().UTC().Format(time.RFC3339Nano)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		channel := fmt.Sprint("c", g.channels.Uint64())
+		city := fmt.Sprint("city", g.cities.Uint64())
+		e := map[string]any{"id": fmt.Sprintf("%s-%d", prefix, i), "time": now,
+			"channel": channel, "video": fmt.Sprint("v", g.videos.Uint64()), "campaign": fmt.Sprint("k", g.r.IntN(5)),
+			"country": fmt.Sprint("cc", g.countries.Uint64()), "city": city, "site": fmt.Sprint("s", g.sites.Uint64())}
+		for j, d := range dimensions[4:] {
+			e[d] = fmt.Sprint(d[:2], g.r.IntN(3+j))
+		}
+		for j, m := range metrics {
+			e[m] = g.r.IntN(2 + j%3)
+		}
+		ref.add(channel, city, int64(e["plays"].(int)))
+		raw, _ := json.Marshal(e)
+		b.Write(raw)
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+// freshness sends a probe event in a channel of its own every 500 ms and
+// times until a query shows it; the latencies come on the channel when ctx
+// ends.
+func freshness(ctx context.Context, hc *http.Client, q *sqs.Client, qurl string, cfg Config) <-chan []time.Duration {
+	out := make(chan []time.Duration, 1)
+	go func() {
+		var lat []time.Duration
+		defer func() { out <- lat }()
+		for i := 0; ctx.Err() == nil; i++ {
+			channel := fmt.Sprintf("probe-%d-%d", time.Now().UnixNano(), i)
+			body := fmt.Sprintf(`{"id": %q, "time": %q, "channel": %q, "plays": 1}`, channel, time.Now().UTC().Format(time.RFC3339Nano), channel)
+			sent := time.Now()
+			if _, err := q.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(qurl), MessageBody: aws.String(body)}); err != nil {
+				return
+			}
+			for ctx.Err() == nil && time.Since(sent) < 30*time.Second {
+				var tot struct{ Values []int64 }
+				qs := url.Values{"scope.channel": {channel}, "unit": {"all"}, "metrics": {"plays"}}
+				if call(ctx, hc, http.MethodGet, cfg.Server+"/v1/rollups/"+cfg.Name+"/totals?"+qs.Encode(), nil, &tot) == nil &&
+					len(tot.Values) == 1 && tot.Values[0] == 1 {
+					lat = append(lat, time.Since(sent))
+					break
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(500 * time.Millisecond):
+			}
+		}
+	}()
+	return out
+}
+
+// call sends a JSON request and decodes a 2xx answer into out.
+func call(ctx context.Context, hc *http.Client, method, u string, in, out any) error {
+	var body io.Reader
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return err
+		}
+		body = strings.NewReader(string(b))
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, body)
+	if err != nil {
+		return err
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
+	if resp.StatusCode/100 != 2 {
+		return fmt.Errorf("%s %s: %d %s", method, u, resp.StatusCode, strings.TrimSpace(string(raw)))
+	}
+	if out != nil {
+		return json.Unmarshal(raw, out)
+	}
+	return nil
+}
