@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/google/uuid"
 
 	"github.com/heraldmq/herald"
 	"github.com/heraldmq/herald/rollup"
@@ -27,6 +28,43 @@ var _ rollup.Store = (*RollupStore)(nil)
 type RollupStore struct {
 	db    *DB
 	locks stripedLocks // by definition key (definitions) and rollup ID (commits)
+
+	// rows caches the absolute values of rows Commit wrote, per rollup:
+	// this process is the only writer of its DB, so a commit adds to the
+	// cached values instead of reading every row it touches from Pebble
+	// (a third of a commit's CPU; BenchmarkRollupCommit). Guarded by the
+	// rollup's lock; entries are added after their write committed.
+	rowsMu  sync.Mutex
+	rows    map[uuid.UUID]*rowCache
+	noCache bool // benchmarks: read every row from Pebble
+}
+
+// rowCache is one rollup's cached rows, by key.
+type rowCache struct{ m map[string][]int64 }
+
+// maxCachedRows bounds a rollup's row cache (about 250 bytes a row with 18
+// metrics); past it the cache starts over.
+const maxCachedRows = 1 << 19
+
+// cacheOf returns rollup id's row cache.
+func (s *RollupStore) cacheOf(id uuid.UUID) *rowCache {
+	s.rowsMu.Lock()
+	defer s.rowsMu.Unlock()
+	if s.rows == nil {
+		s.rows = map[uuid.UUID]*rowCache{}
+	}
+	c := s.rows[id]
+	if c == nil {
+		c = &rowCache{m: map[string][]int64{}}
+		s.rows[id] = c
+	}
+	return c
+}
+
+func (s *RollupStore) forgetCache(id uuid.UUID) {
+	s.rowsMu.Lock()
+	defer s.rowsMu.Unlock()
+	delete(s.rows, id)
 }
 
 type rollupStoreOnce struct {
@@ -139,6 +177,7 @@ func (s *RollupStore) DeleteDefinition(ctx context.Context, account, name string
 	if err := b.Commit(pebble.Sync); err != nil {
 		return herald.Unavailable("delete rollup", err)
 	}
+	s.forgetCache(d.ID)
 	return nil
 }
 
@@ -193,18 +232,26 @@ func (s *RollupStore) Commit(ctx context.Context, d *rollup.Definition, b *rollu
 	wb := s.db.pdb.NewBatch()
 	defer wb.Close()
 	n := len(d.Metrics)
+	cache := s.cacheOf(d.ID)
+	written := make(map[string][]int64, b.Len())
 	var buf []byte
 	for row, sums := range b.Rows() {
 		key := rowKey(d.ID, row)
-		cur, _, err := get(s.db, key, func(v []byte) ([]int64, error) {
-			out, ok := decodeSums(v, n)
-			if !ok {
-				return nil, errors.New("rollup row: bad varint")
+		cur, cached := cache.m[string(key)]
+		if cached && !s.noCache {
+			cur = slices.Clone(cur)
+		} else {
+			var err error
+			cur, _, err = get(s.db, key, func(v []byte) ([]int64, error) {
+				out, ok := decodeSums(v, n)
+				if !ok {
+					return nil, errors.New("rollup row: bad varint")
+				}
+				return out, nil
+			})
+			if err != nil {
+				return herald.Unavailable("commit rollup", err)
 			}
-			return out, nil
-		})
-		if err != nil {
-			return herald.Unavailable("commit rollup", err)
 		}
 		var old []int64
 		if cur == nil {
@@ -224,6 +271,7 @@ func (s *RollupStore) Commit(ctx context.Context, d *rollup.Definition, b *rollu
 		if err := wb.Set(key, buf, nil); err != nil {
 			return herald.Unavailable("commit rollup", err)
 		}
+		written[string(key)] = cur
 	}
 	exp := binary.BigEndian.AppendUint64(nil, uint64(now.Add(time.Duration(d.DedupWindow)).UnixMilli()))
 	for _, id := range b.IDs() {
@@ -233,6 +281,12 @@ func (s *RollupStore) Commit(ctx context.Context, d *rollup.Definition, b *rollu
 	}
 	if err := wb.Commit(pebble.Sync); err != nil {
 		return herald.Unavailable("commit rollup", err)
+	}
+	if len(cache.m)+len(written) > maxCachedRows {
+		clear(cache.m)
+	}
+	for k, v := range written {
+		cache.m[k] = v
 	}
 	return nil
 }
