@@ -39,26 +39,57 @@ type RollupStore struct {
 	noCache bool // benchmarks: read every row from Pebble
 }
 
-// rowCache is one rollup's cached rows, by key.
-type rowCache struct{ m map[string][]int64 }
+// rowCache is one rollup's cached rows, by key. When complete, it holds
+// every row of the rollup, so a row it lacks does not exist and needs no
+// read either.
+type rowCache struct {
+	m        map[string][]int64
+	complete bool
+}
 
 // maxCachedRows bounds a rollup's row cache (about 250 bytes a row with 18
 // metrics); past it the cache starts over.
 const maxCachedRows = 1 << 19
 
-// cacheOf returns rollup id's row cache.
-func (s *RollupStore) cacheOf(id uuid.UUID) *rowCache {
+// cacheOf returns rollup d's row cache, loading every row of the rollup
+// into it first if they fit (then it is complete). The caller holds the
+// rollup's lock, so no commit of d runs meanwhile.
+func (s *RollupStore) cacheOf(d *rollup.Definition) (*rowCache, error) {
+	s.rowsMu.Lock()
+	c := s.rows[d.ID]
+	s.rowsMu.Unlock()
+	if c != nil {
+		return c, nil
+	}
+	c = &rowCache{m: map[string][]int64{}, complete: true}
+	prefix := rollupPrefix(prefixRollupRow, d.ID)
+	it, err := s.db.pdb.NewIter(&pebble.IterOptions{LowerBound: prefix, UpperBound: prefixEnd(prefix)})
+	if err != nil {
+		return nil, err
+	}
+	for ok := it.First(); ok; ok = it.Next() {
+		if len(c.m) == maxCachedRows {
+			clear(c.m)
+			c.complete = false
+			break
+		}
+		sums, good := decodeSums(it.Value(), len(d.Metrics))
+		if !good {
+			c.complete = false
+			continue
+		}
+		c.m[string(it.Key())] = sums
+	}
+	if err := errors.Join(it.Error(), it.Close()); err != nil {
+		return nil, err
+	}
 	s.rowsMu.Lock()
 	defer s.rowsMu.Unlock()
 	if s.rows == nil {
 		s.rows = map[uuid.UUID]*rowCache{}
 	}
-	c := s.rows[id]
-	if c == nil {
-		c = &rowCache{m: map[string][]int64{}}
-		s.rows[id] = c
-	}
-	return c
+	s.rows[d.ID] = c
+	return c, nil
 }
 
 func (s *RollupStore) forgetCache(id uuid.UUID) {
@@ -232,15 +263,21 @@ func (s *RollupStore) Commit(ctx context.Context, d *rollup.Definition, b *rollu
 	wb := s.db.pdb.NewBatch()
 	defer wb.Close()
 	n := len(d.Metrics)
-	cache := s.cacheOf(d.ID)
+	cache, err := s.cacheOf(d)
+	if err != nil {
+		return herald.Unavailable("commit rollup", err)
+	}
 	written := make(map[string][]int64, b.Len())
 	var buf []byte
 	for row, sums := range b.Rows() {
 		key := rowKey(d.ID, row)
 		cur, cached := cache.m[string(key)]
-		if cached && !s.noCache {
-			cur = slices.Clone(cur)
-		} else {
+		switch {
+		case cached && !s.noCache:
+			cur = slices.Clone(cur) // the cache changes only once the write committed
+		case cache.complete && !s.noCache:
+			cur = nil // no such row yet
+		default:
 			var err error
 			cur, _, err = get(s.db, key, func(v []byte) ([]int64, error) {
 				out, ok := decodeSums(v, n)
@@ -284,6 +321,7 @@ func (s *RollupStore) Commit(ctx context.Context, d *rollup.Definition, b *rollu
 	}
 	if len(cache.m)+len(written) > maxCachedRows {
 		clear(cache.m)
+		cache.complete = false
 	}
 	for k, v := range written {
 		cache.m[k] = v
