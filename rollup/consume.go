@@ -59,6 +59,11 @@ func (s *Service) Run(ctx context.Context) error {
 		go func() { defer close(done); s.runFirings(ctx) }()
 		defer func() { <-done }()
 	}
+	if s.cfg.Cache != nil {
+		done := make(chan struct{})
+		go func() { defer close(done); s.runTiles(ctx) }()
+		defer func() { <-done }()
+	}
 	if s.cfg.Queues == nil {
 		<-ctx.Done()
 		return nil

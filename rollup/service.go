@@ -34,6 +34,9 @@ type Config struct {
 	Queues sqs.API
 	// Topics publishes the triggers' firings (Run); nil: they wait.
 	Topics Publisher
+	// Cache takes the live tiles of rollups with "tiles": true (Run);
+	// nil: no tiles.
+	Cache Putter
 	// FlushInterval and FlushEvents bound how long, and how many events,
 	// a consumer gathers before it commits (DefaultFlush*).
 	FlushInterval time.Duration
@@ -53,6 +56,7 @@ type Stats struct {
 	Expired    atomic.Int64 // (event, scope, period) skipped: bucket past its retention
 	Commits    atomic.Int64 // batches committed
 
+	Tiles         atomic.Int64 // live tiles written to the cache
 	Fired         atomic.Int64 // trigger firings published
 	FiringsFailed atomic.Int64 // attempts to publish a firing that failed (retried)
 }
@@ -62,6 +66,7 @@ type Stats struct {
 type Service struct {
 	cfg   Config
 	store Store
+	tiles dirtyTiles
 	Stats Stats
 }
 
@@ -326,6 +331,7 @@ func (s *Service) commit(ctx context.Context, d *Definition, events []Event, now
 		if err != nil {
 			return 0, 0, err
 		}
+		s.tiles.mark(d, b)
 		s.Stats.Accepted.Add(int64(b.Events))
 		s.Stats.Duplicates.Add(int64(dups))
 		s.Stats.Expired.Add(int64(b.Expired))

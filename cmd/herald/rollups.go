@@ -15,14 +15,14 @@ import (
 // openRollups returns the rollup service of the embedded engine; nil on
 // Cassandra, where rollups are not built yet (issue 14).
 // Its consumers of sources.queue read the queues through queues, as the
-// rollup's account.
-func openRollups(db cache.Store, queues *queueService, account string, requireIdentity bool, log *slog.Logger) *rollup.Service {
+// rollup's account; its live tiles go to cacheSvc.
+func openRollups(db cache.Store, cacheSvc *cache.Service, queues *queueService, account string, requireIdentity bool, log *slog.Logger) *rollup.Service {
 	st, ok := db.(*pebblestore.DB)
 	if !ok {
 		return nil
 	}
 	return rollup.NewService(rollup.Config{Store: st.Rollups(), DefaultAccount: account, RequireIdentity: requireIdentity,
-		Queues: queues.svc, Logger: log})
+		Queues: queues.svc, Cache: cacheSvc, Logger: log})
 }
 
 // serveRollups routes the rollup API to svc, or answers 501 on every
