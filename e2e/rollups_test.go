@@ -141,6 +141,14 @@ func TestRollupsOverHTTP(t *testing.T) {
 	if st := call(t, s, http.MethodDelete, "/v1/rollups/video/triggers/hundred", nil, nil); st != http.StatusNoContent {
 		t.Fatalf("DELETE trigger: %d", st)
 	}
+	// The same top over a WebSocket query frame.
+	ws := dialWS(t, s)
+	id := ws.request(map[string]any{"type": "query", "query": "rollup_top", "rollup": "video", "scope": map[string]string{"channel": "c1"},
+		"unit": "all", "dimension": "site", "within": map[string]string{"city": "Paris"}})
+	frame := ws.next(5*time.Second, func(f map[string]any) bool { return f["id"] == id })
+	if frame["type"] != "result" || fmt.Sprint(frame["rollup"].(map[string]any)["values"]) != "[map[value:s0 values:[6]] map[value:s1 values:[4]]]" {
+		t.Fatalf("WebSocket rollup_top: %v", frame)
+	}
 	if st := call(t, s, http.MethodDelete, "/v1/rollups/video", nil, nil); st != http.StatusNoContent {
 		t.Fatalf("DELETE: %d", st)
 	}

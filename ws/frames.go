@@ -27,6 +27,20 @@ type inFrame struct {
 	VisibilityTimeout *int            `json:"visibility_timeout"`
 	MaxInFlight       *int            `json:"max_in_flight"`
 	ReceiptHandle     string          `json:"receipt_handle"`
+
+	// Rollup queries (rollup_series, rollup_totals, rollup_top).
+	Rollup    string            `json:"rollup"`
+	Scope     map[string]string `json:"scope"`
+	Unit      string            `json:"unit"`
+	From      string            `json:"from"`
+	To        string            `json:"to"`
+	Dimension string            `json:"dimension"`
+	Value     string            `json:"value"`
+	Within    map[string]string `json:"within"`
+	Metrics   []string          `json:"metrics"`
+	OrderBy   string            `json:"order_by"`
+	N         int               `json:"n"`
+	Offset    int               `json:"offset"`
 }
 
 // maxIDLen bounds a request id.

@@ -65,10 +65,12 @@ func (c *conn) query(f *inFrame) error {
 			return nil
 		}
 		c.send(reply("result", f.ID, map[string]any{"items": []api.Message{toWire(m)}, "next_cursor": ""}))
+	case "rollup_series", "rollup_totals", "rollup_top":
+		return c.rollupQuery(f)
 	case "":
 		return malformed("member \"query\" is required")
 	default:
-		return malformed("query must be latest, all or get, not %q", herald.Clip(f.Query))
+		return malformed("query must be latest, all, get, rollup_series, rollup_totals or rollup_top, not %q", herald.Clip(f.Query))
 	}
 	return nil
 }

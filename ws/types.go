@@ -8,6 +8,7 @@ import (
 
 	"github.com/heraldmq/herald/access"
 	"github.com/heraldmq/herald/cache"
+	"github.com/heraldmq/herald/rollup"
 )
 
 // anonymous is the identity of every client when Config.Authenticate is
@@ -57,6 +58,9 @@ type Config struct {
 	Authenticate func(r *http.Request) (access.Identity, error)
 	// NewQueuePush serves subscribe_queue; nil answers it "unavailable".
 	NewQueuePush NewQueuePushFunc
+	// Rollups serves the rollup queries (rollup_series, rollup_totals,
+	// rollup_top); nil answers them "unavailable".
+	Rollups *rollup.Service
 
 	MaxFrameBytes    int64         // largest client frame; larger closes with 1009
 	SendQueueBytes   int           // bytes waiting for one client; more closes with 4008

@@ -152,7 +152,7 @@ func serve(ctx context.Context, cfg serveConfig, stderr io.Writer) error {
 	}
 	handler.SetAWSHandler(aws)
 	handler.HandleGET(snshttp.DefaultCertPath, topics.signer.CertHandler())
-	wsHandler, err := websocketHandler(cfg.ws, cfg.store.engine, creds, cfg.auth.grants, svc, events.events, queues, cfg.aws, log)
+	wsHandler, err := websocketHandler(cfg.ws, cfg.store.engine, creds, cfg.auth.grants, svc, events.events, queues, rollups, cfg.aws, log)
 	if err != nil {
 		return err
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/heraldmq/herald"
 	"github.com/heraldmq/herald/access"
 	"github.com/heraldmq/herald/cache"
+	"github.com/heraldmq/herald/rollup"
 	"github.com/heraldmq/herald/sqs"
 	"github.com/heraldmq/herald/ws"
 )
@@ -25,7 +26,7 @@ import (
 // websocketHandler builds the /v1/ws gateway: identities established as
 // for the HTTP API (tokens, or SigV4 presigned URLs), live fan-out through
 // events, queue push through the SQS service in the client's account.
-func websocketHandler(cfg wsConfig, engine string, creds credentials, grants accountGrants, svc *cache.Service, events cache.Events, queues *queueService, awsCfg awsConfig, log *slog.Logger) (*ws.Handler, error) {
+func websocketHandler(cfg wsConfig, engine string, creds credentials, grants accountGrants, svc *cache.Service, events cache.Events, queues *queueService, rollups *rollup.Service, awsCfg awsConfig, log *slog.Logger) (*ws.Handler, error) {
 	anonymous := cfg.anonymous == "true"
 	switch cfg.anonymous {
 	case "auto":
@@ -41,6 +42,7 @@ func websocketHandler(cfg wsConfig, engine string, creds credentials, grants acc
 			return ident.Identify(r, 0)
 		},
 		NewQueuePush:     queuePush(queues.svc, awsCfg.account),
+		Rollups:          rollups,
 		MaxFrameBytes:    int64(cfg.maxFrameBytes),
 		SendQueueBytes:   cfg.sendQueueBytes,
 		MaxSubscriptions: cfg.maxSubscriptions,
