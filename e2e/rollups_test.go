@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os/exec"
+	"strings"
 	"testing"
 	"time"
 )
@@ -154,5 +156,41 @@ func TestRollupsOverHTTP(t *testing.T) {
 	}
 	if st := call(t, s, http.MethodGet, "/v1/rollups/video", nil, nil); st != http.StatusNotFound {
 		t.Fatalf("GET after DELETE: %d", st)
+	}
+}
+
+// TestRollupCLI drives a rollup with 'herald rollup' commands.
+func TestRollupCLI(t *testing.T) {
+	s := startServer(t, "")
+	cli := func(stdin string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command(heraldBin, append(append([]string{"rollup"}, args[:1]...), append([]string{"--server", s.URL}, args[1:]...)...)...)
+		cmd.Stdin = strings.NewReader(stdin)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("herald rollup %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	cli(`{"event": {"id": "id", "time": "time"}, "scopes": [["channel"]], "metrics": ["plays"], "dimensions": ["city"], "periods": [{"unit": "all"}]}`, "put", "video")
+	now := time.Now().UTC().Format(time.RFC3339)
+	sent := cli(fmt.Sprintf(`[{"id": "1", "time": %q, "channel": "c1", "city": "Paris", "plays": 2}, {"id": "2", "time": %q, "channel": "c1", "city": "Oslo", "plays": 1}]`, now, now), "send", "video")
+	if !strings.Contains(sent, `"accepted": 2`) {
+		t.Fatalf("send: %s", sent)
+	}
+	var top struct {
+		Values []struct {
+			Value  string
+			Values []int64
+		}
+	}
+	if err := json.Unmarshal([]byte(cli("", "top", "--scope", "channel=c1", "--dimension", "city", "video")), &top); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(top.Values) != "[{Paris [2]} {Oslo [1]}]" {
+		t.Fatalf("top = %v", top.Values)
+	}
+	if out := cli("", "delete", "video"); !strings.Contains(out, "deleted video") {
+		t.Fatalf("delete: %s", out)
 	}
 }

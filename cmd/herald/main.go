@@ -33,6 +33,7 @@ func commands() []command {
 		{"all", "show every unexpired message of one path, newest first", runAll},
 		{"journal", "show the messages received in a time range, oldest first", runJournal},
 		{"paths", "list the paths at or below a prefix", runPaths},
+		{"rollup", "define rollups, send them events and query their counters (rollup put|get|list|delete|send|series|totals|top)", runRollup},
 		{"bench", "load a running server and report throughput and latency (bench cache)", runBench},
 		{"chaos", "run a fault drill: load herald processes of its own while injecting faults (RELIABILITY.md)", runChaos},
 	}

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// runRollup is 'herald rollup VERB ...': the rollup API from the command
+// line (docs/rollups.md).
+func runRollup(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	const usage = "usage: herald rollup put NAME [FILE] | get NAME | list | delete NAME | send NAME [FILE] | series|totals|top NAME [flags]"
+	if len(args) == 0 {
+		return fmt.Errorf("%s", usage)
+	}
+	verb, rest := args[0], args[1:]
+	fs, cf := newClientFlagSet("rollup "+verb, "rollup "+verb+" [flags]", stderr, false)
+	var (
+		scope, within                                stringList
+		unit, from, to, dim, value, metrics, orderBy string
+		n, offset, limit                             int
+		after                                        string
+		asc                                          bool
+	)
+	switch verb {
+	case "series", "totals", "top":
+		fs.Var(&scope, "scope", "MEMBER=VALUE of the scope (repeat for each member), e.g. channel=c1")
+		fs.StringVar(&unit, "unit", "all", "a period of the rollup: minute, hour, day, week, month, year or all")
+		fs.StringVar(&from, "from", "", "RFC 3339 start of the range (not for unit all)")
+		fs.StringVar(&to, "to", "", "RFC 3339 end of the range, excluded (not for unit all)")
+		fs.StringVar(&dim, "dimension", "", "a dimension (top: the one ranked)")
+		fs.StringVar(&value, "value", "", "the dimension's value (series, totals)")
+		fs.Var(&within, "within", "OUTER=VALUE: the outer value of a drill-down")
+		fs.StringVar(&metrics, "metrics", "", "comma-separated metrics (series, totals; default all)")
+		fs.StringVar(&orderBy, "order-by", "", "top: the metric to rank by (default the first)")
+		fs.BoolVar(&asc, "asc", false, "top: smallest first")
+		fs.IntVar(&n, "n", 0, "top: values per page (default 10)")
+		fs.IntVar(&offset, "offset", 0, "top: values to skip (next_offset of the previous page)")
+	case "list":
+		fs.StringVar(&after, "after", "", "the last name of the previous page")
+		fs.IntVar(&limit, "limit", 100, "rollups per page")
+	}
+	if err := parseFlags(fs, rest); err != nil {
+		return err
+	}
+	c := cf.client()
+	arg := func(i int) string {
+		if fs.NArg() > i {
+			return fs.Arg(i)
+		}
+		return ""
+	}
+	need := func(k int) error {
+		if fs.NArg() < k || fs.NArg() > k+1 {
+			return fmt.Errorf("%s", usage)
+		}
+		return nil
+	}
+	var out json.RawMessage
+	var err error
+	switch verb {
+	case "put", "send":
+		if err := need(1); err != nil {
+			return err
+		}
+		file := arg(1)
+		if file == "" {
+			file = "-" // the body on standard input
+		}
+		body, rerr := readFileOrStdin(file)
+		if rerr != nil {
+			return rerr
+		}
+		if verb == "put" {
+			out, _, err = c.PutRollup(ctx, arg(0), body)
+		} else {
+			out, err = c.SendRollupEvents(ctx, arg(0), body)
+		}
+	case "get":
+		if err := need(1); err != nil {
+			return err
+		}
+		out, err = c.GetRollup(ctx, arg(0))
+	case "delete":
+		if err := need(1); err != nil {
+			return err
+		}
+		if err := c.DeleteRollup(ctx, arg(0)); err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, "deleted", arg(0))
+		return nil
+	case "list":
+		out, err = c.ListRollups(ctx, after, limit)
+	case "series", "totals", "top":
+		if err := need(1); err != nil {
+			return err
+		}
+		q := url.Values{"unit": {unit}}
+		for k, v := range map[string]string{"from": from, "to": to, "dimension": dim, "value": value, "metrics": metrics, "order_by": orderBy} {
+			if v != "" {
+				q.Set(k, v)
+			}
+		}
+		for prefix, list := range map[string]stringList{"scope.": scope, "within.": within} {
+			for _, kv := range list {
+				k, v, ok := strings.Cut(kv, "=")
+				if !ok {
+					return fmt.Errorf("--%s %q: want MEMBER=VALUE", strings.TrimSuffix(prefix, "."), kv)
+				}
+				q.Set(prefix+k, v)
+			}
+		}
+		if n > 0 {
+			q.Set("n", strconv.Itoa(n))
+		}
+		if offset > 0 {
+			q.Set("offset", strconv.Itoa(offset))
+		}
+		if asc {
+			q.Set("order", "asc")
+		}
+		out, err = c.QueryRollup(ctx, arg(0), verb, q)
+	default:
+		return fmt.Errorf("%s", usage)
+	}
+	if err != nil {
+		return err
+	}
+	var v any
+	if err := json.Unmarshal(out, &v); err != nil {
+		return err
+	}
+	return printJSON(stdout, v)
+}
