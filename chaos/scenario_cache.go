@@ -63,12 +63,12 @@ func newCacheClient(r *scenarioRun) *client.Client {
 // cacheReader reads acknowledged messages back from the cache by id: the
 // ids the producers hand it at once, again a little later when a read
 // found nothing or failed (AMQP ingest stores a message some time after
-// RabbitMQ confirmed it), and, whenever it is idle, every acknowledged id
-// still missing.
+// RabbitMQ confirmed it), and, by a rescan several times a second, the
+// oldest acknowledged ids still missing.
 type cacheReader struct {
 	c       *client.Client
 	pending chan pendingRead
-	reading sync.Map // ids being read now: an id queued twice is read once
+	queued  sync.Map // ids in pending or being read: an id is queued once at a time
 }
 
 // pendingRead is an id to read, and how often it was read before.
@@ -89,47 +89,52 @@ func (cr *cacheReader) init(r *scenarioRun) {
 	cr.pending = make(chan pendingRead, 100000)
 }
 
-// enqueue asks for id to be read; when the queue is full the idle scan
-// finds it later.
-func (cr *cacheReader) enqueue(id uuid.UUID) { cr.push(pendingRead{id: id}) }
+// enqueue asks for id to be read, unless it is queued already; when the
+// queue is full the rescan finds it later.
+func (cr *cacheReader) enqueue(id uuid.UUID) {
+	if _, dup := cr.queued.LoadOrStore(id, true); !dup {
+		cr.push(pendingRead{id: id})
+	}
+}
 
 func (cr *cacheReader) push(p pendingRead) {
 	select {
 	case cr.pending <- p:
 	default:
+		cr.queued.Delete(p.id)
 	}
 }
 
-// retry reads p again after readRetry, unless it was tried too often.
+// retry reads p again after readRetry, unless it was tried too often
+// (then the rescan asks for it again, in its turn).
 func (cr *cacheReader) retry(p pendingRead) {
 	if p.tries++; p.tries < readTries {
 		time.AfterFunc(readRetry, func() { cr.push(p) })
+		return
 	}
+	cr.queued.Delete(p.id)
 }
 
 // consume reads ids until stop. Worker 0 also rescans the tally for
-// missing ids whenever it finds nothing to read.
+// missing ids every rescanEvery while fewer than rescanBelow wait.
 func (cr *cacheReader) consume(ctx context.Context, r *scenarioRun, worker int, stop <-chan struct{}) {
-	idle := time.NewTimer(time.Second)
-	defer idle.Stop()
+	var rescan <-chan time.Time
+	if worker == 0 {
+		t := time.NewTicker(rescanEvery)
+		defer t.Stop()
+		rescan = t.C
+	}
 	for !stopped(stop) && ctx.Err() == nil {
 		select {
 		case p := <-cr.pending:
 			if !cr.read(ctx, r, p) && !sleep(ctx, stop, 20*time.Millisecond) {
 				return
 			}
-			continue
-		default:
-		}
-		idle.Reset(500 * time.Millisecond)
-		select {
-		case p := <-cr.pending:
-			cr.read(ctx, r, p)
-		case <-idle.C:
-			if worker == 0 && r.tally.missing() > 0 {
+		case <-rescan:
+			if len(cr.pending) < rescanBelow && r.tally.missing() > 0 {
 				// The oldest first: Herald stores an ingest backlog in
 				// about the order it was acknowledged.
-				for _, id := range r.tally.oldestMissing(2000) {
+				for _, id := range r.tally.oldestMissing(2 * rescanBelow) {
 					cr.enqueue(id)
 				}
 			}
@@ -141,16 +146,19 @@ func (cr *cacheReader) consume(ctx context.Context, r *scenarioRun, worker int, 
 	}
 }
 
+// The rescan of missing ids.
+const (
+	rescanEvery = 250 * time.Millisecond
+	rescanBelow = 2000
+)
+
 // read gets one message; found and intact, it is received. It returns
 // false when the server could not answer (the caller backs off).
 func (cr *cacheReader) read(ctx context.Context, r *scenarioRun, p pendingRead) bool {
 	id := p.id
-	if _, busy := cr.reading.LoadOrStore(id, true); busy {
-		return true
-	}
-	defer cr.reading.Delete(id)
 	if r.tally.delivered(id, 0) {
-		return true // read already (an id may be queued twice)
+		cr.queued.Delete(id)
+		return true // read already
 	}
 	started := time.Now()
 	m, err := cr.c.Get(ctx, id.String())
@@ -164,6 +172,7 @@ func (cr *cacheReader) read(ctx context.Context, r *scenarioRun, p pendingRead) 
 		cr.retry(p)
 		return false
 	}
+	cr.queued.Delete(id)
 	got, _, _, ok := r.received(string(m.Body), 0, started)
 	if ok && (got != id || m.MessageUUID != id.String()) {
 		r.tally.corruptBody("GET " + id.String() + " returned message " + m.MessageUUID + " with the body of " + got.String())
