@@ -36,6 +36,9 @@ import (
 //
 //	'C'     rollupID(16) partition value                row: zigzag varint per metric
 //	'D'     rollupID(16) eventID                        committed event: expiry ms (8 BE)
+//	'E'     expiry ms(8 BE) rollupID(16) eventID        empty (the reaper's index of 'D')
+//	'F'     firingID                                    empty: a trigger crossing that fired
+//	'O'     firingID                                    a firing to publish (JSON)
 //	'R'     uvarint(len account) account name           rollup definition (JSON)
 //
 // encPath is the path's words joined by 0x01 instead of '.'. Words only hold

@@ -39,6 +39,13 @@ func (db *DB) reapLoop(ctx context.Context, interval time.Duration) {
 		case n > 0:
 			db.log.Debug("pebblestore: reaped expired queue messages", "reaped", n)
 		}
+		n, err = db.rollupStore().ReapExpired(ctx)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			db.log.Warn("pebblestore: reaping expired rollup event records failed", "err", err, "reaped", n)
+		case n > 0:
+			db.log.Debug("pebblestore: reaped expired rollup event records", "reaped", n)
+		}
 	}
 }
 

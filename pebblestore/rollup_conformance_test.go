@@ -61,3 +61,53 @@ func TestRollupRowsAfterReopen(t *testing.T) {
 		t.Fatalf("plays after a reopen = %v, %v; want 3", got, err)
 	}
 }
+
+// TestRollupEventRecordsReaped: the record of a committed event goes once
+// its dedup window ended, unless the event was committed again since.
+func TestRollupEventRecordsReaped(t *testing.T) {
+	clock := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	db, err := Open(t.TempDir(), Options{Now: func() time.Time { return clock }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var d rollup.Definition
+	if err := json.Unmarshal([]byte(`{"name": "r", "event": {"id": "id", "time": "time"}, "scopes": [["channel"]],
+		"metrics": ["plays"], "periods": [{"unit": "all"}], "dedup_window": "10m"}`), &d); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Normalize(); err != nil {
+		t.Fatal(err)
+	}
+	d.Account, d.ID = "000000000000", uuid.New()
+	st := db.Rollups().(*RollupStore)
+	commit := func(at time.Time, ids ...string) {
+		t.Helper()
+		b := rollup.NewBatch(&d)
+		for _, id := range ids {
+			b.Add(rollup.Event{ID: id, Time: at, Values: map[string]string{"channel": "c"}, Deltas: []int64{1}}, at)
+		}
+		if err := st.Commit(t.Context(), &d, b, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	commit(clock, "a", "b")
+	commit(clock.Add(5*time.Minute), "c")
+	clock = clock.Add(11 * time.Minute) // a and b expired, c not
+	commit(clock, "a")                   // a again, after its window: a new record
+	n, err := st.ReapExpired(t.Context())
+	if err != nil || n != 1 {
+		t.Fatalf("ReapExpired = %d, %v; want 1 (b)", n, err)
+	}
+	got, err := st.Committed(t.Context(), &d, []string{"a", "b", "c"}, clock)
+	if err != nil || !got["a"] || got["b"] || !got["c"] {
+		t.Fatalf("Committed after the reap = %v, %v; want a and c", got, err)
+	}
+	if v, found, _ := get(db, rollupEventKey(d.ID, "b"), func(v []byte) ([]byte, error) { return v, nil }); found {
+		t.Fatalf("b's record is still there: %x", v)
+	}
+	clock = clock.Add(11 * time.Minute)
+	if n, err := st.ReapExpired(t.Context()); err != nil || n != 2 {
+		t.Fatalf("second ReapExpired = %d, %v; want 2 (a, c)", n, err)
+	}
+}

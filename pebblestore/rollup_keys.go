@@ -14,6 +14,7 @@ import (
 //	'R' uvarint(len account) account name                     definition (JSON)
 //	'C' rollupID(16) partition value                          row: zigzag varint per metric
 //	'D' rollupID(16) eventID                                  committed event: expiry ms (8 BE)
+//	'E' expiry ms(8 BE) rollupID(16) eventID                  empty: when a committed event's record may go
 //	'F' firingID                                              empty: this crossing fired (never again)
 //	'O' firingID                                              firing to publish (JSON), until published
 //
@@ -26,6 +27,7 @@ const (
 	prefixRollupDef   byte = 'R' // rollup definitions by account and name
 	prefixRollupRow   byte = 'C' // rollup counter rows
 	prefixRollupEvent byte = 'D' // rollup events committed, for deduplication
+	prefixEventExpiry byte = 'E' // committed events by expiry, for the reaper
 	prefixFired       byte = 'F' // trigger crossings that fired
 	prefixOutbox      byte = 'O' // trigger firings not yet published
 )
@@ -75,6 +77,15 @@ func rowKey(id uuid.UUID, r rollup.Row) []byte {
 
 func rollupEventKey(id uuid.UUID, event string) []byte {
 	return append(rollupPrefix(prefixRollupEvent, id), event...)
+}
+
+// eventExpiryKey indexes event of rollup id by when its record expires.
+func eventExpiryKey(expMs int64, id uuid.UUID, event string) []byte {
+	k := make([]byte, 0, 1+8+16+len(event))
+	k = append(k, prefixEventExpiry)
+	k = binary.BigEndian.AppendUint64(k, uint64(expMs))
+	k = append(k, id[:]...)
+	return append(k, event...)
 }
 
 // appendSums encodes a row's sums; decodeSums reads n of them (missing

@@ -104,7 +104,9 @@ type rollupStoreOnce struct {
 }
 
 // Rollups returns the DB's rollup store (one per DB).
-func (db *DB) Rollups() rollup.Store {
+func (db *DB) Rollups() rollup.Store { return db.rollupStore() }
+
+func (db *DB) rollupStore() *RollupStore {
 	db.rollups.once.Do(func() { db.rollups.store = &RollupStore{db: db, locks: newStripedLocks(6)} })
 	return db.rollups.store
 }
@@ -310,9 +312,10 @@ func (s *RollupStore) Commit(ctx context.Context, d *rollup.Definition, b *rollu
 		}
 		written[string(key)] = cur
 	}
-	exp := binary.BigEndian.AppendUint64(nil, uint64(now.Add(time.Duration(d.DedupWindow)).UnixMilli()))
+	expMs := now.Add(time.Duration(d.DedupWindow)).UnixMilli()
+	exp := binary.BigEndian.AppendUint64(nil, uint64(expMs))
 	for _, id := range b.IDs() {
-		if err := wb.Set(rollupEventKey(d.ID, id), exp, nil); err != nil {
+		if err := errors.Join(wb.Set(rollupEventKey(d.ID, id), exp, nil), wb.Set(eventExpiryKey(expMs, d.ID, id), nil, nil)); err != nil {
 			return herald.Unavailable("commit rollup", err)
 		}
 	}
@@ -463,4 +466,82 @@ func (s *RollupStore) Sources(ctx context.Context) ([]*rollup.Definition, error)
 		return nil, herald.Unavailable("rollup sources", err)
 	}
 	return out, nil
+}
+
+// ReapExpired deletes the records of committed events whose dedup window
+// ended by now (Options.Now), in chunks of reapChunk, at most
+// maxReapChunks chunks per call, and returns how many. The background
+// reaper calls it with the other reapers. A record rewritten since with a
+// later expiry (the event committed again after its window) is kept.
+func (s *RollupStore) ReapExpired(ctx context.Context) (int, error) {
+	total := 0
+	for range maxReapChunks {
+		n, more, err := s.reapChunk(ctx)
+		total += n
+		if err != nil || !more {
+			return total, err
+		}
+	}
+	return total, nil
+}
+
+// maxReapChunks bounds one ReapExpired call.
+const maxReapChunks = 100
+
+// reapChunk reaps up to reapChunk expiry entries; more says a full chunk
+// was taken.
+func (s *RollupStore) reapChunk(ctx context.Context) (n int, more bool, err error) {
+	if err := s.db.enter(ctx, "reap rollup events"); err != nil {
+		return 0, false, err
+	}
+	defer s.db.leave()
+	nowMs := s.db.now().UnixMilli()
+	lower := []byte{prefixEventExpiry}
+	upper := binary.BigEndian.AppendUint64([]byte{prefixEventExpiry}, uint64(nowMs+1))
+	it, err := s.db.pdb.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
+	if err != nil {
+		return 0, false, herald.Unavailable("reap rollup events", err)
+	}
+	var keys [][]byte
+	for ok := it.First(); ok && len(keys) < reapChunk; ok = it.Next() {
+		keys = append(keys, bytes.Clone(it.Key()))
+	}
+	if err := errors.Join(it.Error(), it.Close()); err != nil {
+		return 0, false, herald.Unavailable("reap rollup events", err)
+	}
+	for _, k := range keys {
+		if len(k) < 1+8+16 {
+			continue
+		}
+		id, _ := uuid.FromBytes(k[9:25])
+		event := string(k[25:])
+		err := func() error {
+			defer s.locks.lock(id[:])()
+			b := s.db.pdb.NewBatch()
+			defer b.Close()
+			exp, found, err := get(s.db, rollupEventKey(id, event), func(v []byte) (int64, error) {
+				if len(v) != 8 {
+					return 0, errors.New("rollup event record: not 8 bytes")
+				}
+				return int64(binary.BigEndian.Uint64(v)), nil
+			})
+			if err != nil {
+				return err
+			}
+			if found && exp <= nowMs {
+				if err := b.Delete(rollupEventKey(id, event), nil); err != nil {
+					return err
+				}
+				n++
+			}
+			if err := b.Delete(k, nil); err != nil {
+				return err
+			}
+			return b.Commit(pebble.NoSync)
+		}()
+		if err != nil {
+			return n, false, herald.Unavailable("reap rollup events", err)
+		}
+	}
+	return n, len(keys) == reapChunk, nil
 }
