@@ -94,7 +94,7 @@ func TestRollupEventRecordsReaped(t *testing.T) {
 	commit(clock, "a", "b")
 	commit(clock.Add(5*time.Minute), "c")
 	clock = clock.Add(11 * time.Minute) // a and b expired, c not
-	commit(clock, "a")                   // a again, after its window: a new record
+	commit(clock, "a")                  // a again, after its window: a new record
 	n, err := st.ReapExpired(t.Context())
 	if err != nil || n != 1 {
 		t.Fatalf("ReapExpired = %d, %v; want 1 (b)", n, err)
