@@ -440,7 +440,7 @@ func (s *RollupStore) ReadPartition(ctx context.Context, d *rollup.Definition, p
 }
 
 // Sources scans every definition (they are few: at most 1,000 per account)
-// for those naming a queue.
+// for those naming a queue or a cache pattern.
 func (s *RollupStore) Sources(ctx context.Context) ([]*rollup.Definition, error) {
 	if err := s.db.enter(ctx, "rollup sources"); err != nil {
 		return nil, err
@@ -458,7 +458,7 @@ func (s *RollupStore) Sources(ctx context.Context) ([]*rollup.Definition, error)
 		if err != nil {
 			return nil, herald.Unavailable("rollup sources", err)
 		}
-		if d.Sources.Queue != "" {
+		if d.Sources.Queue != "" || d.Sources.CachePattern != "" {
 			out = append(out, d)
 		}
 	}

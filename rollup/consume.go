@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -42,7 +43,8 @@ const (
 )
 
 // sourceKey identifies one consumer: a rollup (by ID, so a redefinition of
-// another shape gets a new consumer) and its queue.
+// another shape gets a new consumer) and its source ("queue:URL" or
+// "cache:PATTERN").
 type sourceKey struct {
 	id    uuid.UUID
 	queue string
@@ -64,7 +66,7 @@ func (s *Service) Run(ctx context.Context) error {
 		go func() { defer close(done); s.runTiles(ctx) }()
 		defer func() { <-done }()
 	}
-	if s.cfg.Queues == nil {
+	if s.cfg.Queues == nil && s.cfg.Events == nil {
 		<-ctx.Done()
 		return nil
 	}
@@ -85,7 +87,12 @@ func (s *Service) Run(ctx context.Context) error {
 		} else {
 			want := map[sourceKey]*Definition{}
 			for _, d := range defs {
-				want[sourceKey{d.ID, d.Sources.Queue}] = d
+				if d.Sources.Queue != "" && s.cfg.Queues != nil {
+					want[sourceKey{d.ID, "queue:" + d.Sources.Queue}] = d
+				}
+				if d.Sources.CachePattern != "" && s.cfg.Events != nil {
+					want[sourceKey{d.ID, "cache:" + d.Sources.CachePattern}] = d
+				}
 			}
 			for k, stop := range running {
 				if want[k] == nil {
@@ -98,7 +105,11 @@ func (s *Service) Run(ctx context.Context) error {
 					cctx, stop := context.WithCancel(ctx)
 					running[k] = stop
 					wg.Add(1)
-					go func() { defer wg.Done(); s.consume(cctx, d) }()
+					if strings.HasPrefix(k.queue, "cache:") {
+						go func() { defer wg.Done(); s.watchCache(cctx, d) }()
+					} else {
+						go func() { defer wg.Done(); s.consume(cctx, d) }()
+					}
 				}
 			}
 		}

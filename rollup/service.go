@@ -14,6 +14,7 @@ import (
 
 	"github.com/heraldmq/herald"
 	"github.com/heraldmq/herald/access"
+	"github.com/heraldmq/herald/cache"
 	"github.com/heraldmq/herald/sqs"
 )
 
@@ -37,6 +38,12 @@ type Config struct {
 	// Cache takes the live tiles of rollups with "tiles": true (Run);
 	// nil: no tiles.
 	Cache Putter
+	// Events and CacheReader feed rollups that name sources.cache_pattern
+	// (Run) and check the caller may read the pattern; nil: refused.
+	Events      cache.Events
+	CacheReader interface {
+		AuthorizeRead(ctx context.Context, pattern string) error
+	}
 	// FlushInterval and FlushEvents bound how long, and how many events,
 	// a consumer gathers before it commits (DefaultFlush*).
 	FlushInterval time.Duration
@@ -56,6 +63,7 @@ type Stats struct {
 	Expired    atomic.Int64 // (event, scope, period) skipped: bucket past its retention
 	Commits    atomic.Int64 // batches committed
 
+	Dropped       atomic.Int64 // cache messages not counted: the rollup's buffer was full
 	Tiles         atomic.Int64 // live tiles written to the cache
 	Fired         atomic.Int64 // trigger firings published
 	FiringsFailed atomic.Int64 // attempts to publish a firing that failed (retried)
@@ -136,6 +144,9 @@ func (s *Service) Put(ctx context.Context, name string, body []byte) (d *Definit
 	}
 	d.Account = acct
 	if err := s.checkSource(ctx, d); err != nil {
+		return nil, false, err
+	}
+	if err := s.checkCachePattern(ctx, d); err != nil {
 		return nil, false, err
 	}
 	old, err := s.store.GetDefinition(ctx, acct, name)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/heraldmq/herald/cache"
 	"github.com/heraldmq/herald/pebblestore"
 	"github.com/heraldmq/herald/rollup"
@@ -78,4 +79,62 @@ func TestLiveTiles(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	t.Fatal("no tile with the scope's values in the cache")
+}
+
+// TestCacheFeedsARollup: messages stored in the cache under a rollup's
+// cache pattern are counted, each once, though every one is stored twice;
+// a message outside the pattern is not.
+func TestCacheFeedsARollup(t *testing.T) {
+	db, err := pebblestore.Open(t.TempDir(), pebblestore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	events := cache.NewLocalEvents(cache.LocalEventsOptions{})
+	t.Cleanup(func() { events.Close() })
+	c := cache.NewService(db, cache.DefaultConfig())
+	c.SetEvents(events)
+	svc := rollup.NewService(rollup.Config{Store: db.Rollups(), DefaultAccount: account, Events: events, CacheReader: c,
+		FlushInterval: 50 * time.Millisecond, SourcesInterval: 50 * time.Millisecond})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { svc.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	bg := context.Background()
+	if _, _, err := svc.Put(bg, "scores", []byte(`{"event": {"id": "message_uuid", "time": "message_time"},
+		"scopes": [["league"]], "metrics": ["goals"], "periods": [{"unit": "all"}], "sources": {"cache_pattern": "scores.#"}}`)); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond) // the subscription starts with Run's next look
+	put := func(path string, goals int) {
+		t.Helper()
+		id, _ := uuid.NewUUID()
+		meta := fmt.Sprintf(`{"paths": [%q], "league": "nba", "goals": %d}`, path, goals)
+		for range 2 { // stored twice: the second is a repeat of the same message_uuid
+			if _, _, err := c.Put(bg, cache.PutInput{MessageID: id.String(), Metadata: json.RawMessage(meta)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	put("scores.nba.game1", 3)
+	put("scores.nba.game2", 4)
+	put("news.nba", 100) // outside the pattern
+	deadline := time.Now().Add(10 * time.Second)
+	var got int64
+	for time.Now().Before(deadline) {
+		tot, err := svc.Totals(bg, "scores", rollup.Selector{Scope: map[string]string{"league": "nba"}}, rollup.Range{Unit: rollup.All}, nil)
+		if err == nil {
+			got = tot.Values[0]
+		}
+		if got == 7 {
+			time.Sleep(200 * time.Millisecond)
+			tot, _ = svc.Totals(bg, "scores", rollup.Selector{Scope: map[string]string{"league": "nba"}}, rollup.Range{Unit: rollup.All}, nil)
+			if tot.Values[0] != 7 {
+				t.Fatalf("goals = %d after settling, want 7", tot.Values[0])
+			}
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("goals = %d, want 7", got)
 }

@@ -15,14 +15,15 @@ import (
 // openRollups returns the rollup service of the embedded engine; nil on
 // Cassandra, where rollups are not built yet (issue 14).
 // Its consumers of sources.queue read the queues through queues, as the
-// rollup's account; its live tiles go to cacheSvc.
-func openRollups(db cache.Store, cacheSvc *cache.Service, queues *queueService, account string, requireIdentity bool, log *slog.Logger) *rollup.Service {
+// rollup's account; its live tiles go to cacheSvc, and rollups naming a
+// cache pattern count what events reports stored there.
+func openRollups(db cache.Store, cacheSvc *cache.Service, events cache.Events, queues *queueService, account string, requireIdentity bool, log *slog.Logger) *rollup.Service {
 	st, ok := db.(*pebblestore.DB)
 	if !ok {
 		return nil
 	}
 	return rollup.NewService(rollup.Config{Store: st.Rollups(), DefaultAccount: account, RequireIdentity: requireIdentity,
-		Queues: queues.svc, Cache: cacheSvc, Logger: log})
+		Queues: queues.svc, Cache: cacheSvc, Events: events, CacheReader: cacheSvc, Logger: log})
 }
 
 // serveRollups routes the rollup API to svc, or answers 501 on every
@@ -50,5 +51,9 @@ func serveRollups(h *httpapi.Server, svc *rollup.Service, reg prometheus.Registe
 		counter(events, help, "late", &st.Late),
 		counter("herald_rollup_expired_buckets_total", "Rollup (event, scope, period) updates skipped because the bucket was past its retention.", "", &st.Expired),
 		counter("herald_rollup_commits_total", "Rollup batches committed.", "", &st.Commits),
+		counter("herald_rollup_tiles_total", "Live tiles written to the message cache.", "", &st.Tiles),
+		counter("herald_rollup_firings_total", "Trigger firings published.", "", &st.Fired),
+		counter("herald_rollup_firing_failures_total", "Attempts to publish a trigger firing that failed (retried).", "", &st.FiringsFailed),
+		counter("herald_rollup_cache_dropped_total", "Cache messages not counted because a rollup's buffer was full.", "", &st.Dropped),
 	)
 }
