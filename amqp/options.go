@@ -14,6 +14,7 @@ type Options struct {
 	Name string // names this node's connections in the broker's UI; default "herald"
 
 	IngestExchange string // topic exchange backends publish to; default "herald.ingest"
+	RollupExchange string // topic exchange of rollup events (FeedRollup); default "herald.rollups"
 	IngestQueue    string // durable queue bound to it with "#"; default "herald.ingest"
 	DLX            string // fanout exchange for invalid messages; default "herald.ingest.dlx"
 	DeadQueue      string // durable queue bound to the DLX; default "herald.ingest.dead"
@@ -57,6 +58,7 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	str(&o.Name, "herald")
 	str(&o.IngestExchange, "herald.ingest")
+	str(&o.RollupExchange, "herald.rollups")
 	str(&o.IngestQueue, "herald.ingest")
 	str(&o.DLX, "herald.ingest.dlx")
 	str(&o.DeadQueue, "herald.ingest.dead")

@@ -11,6 +11,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/uuid"
+	rabbit "github.com/rabbitmq/amqp091-go"
 )
 
 // call sends a JSON request to s and decodes the answer into out (if not
@@ -193,4 +196,61 @@ func TestRollupCLI(t *testing.T) {
 	if out := cli("", "delete", "video"); !strings.Contains(out, "deleted video") {
 		t.Fatalf("delete: %s", out)
 	}
+}
+
+// TestRollupFedByAMQP: events published to the rollup exchange under a
+// rollup's routing key are counted, each once though every message is
+// published twice; a rollup may only bind keys under its own account.
+func TestRollupFedByAMQP(t *testing.T) {
+	u := amqpURL(t)
+	names := newAMQPNames()
+	exchange := "t-rollups-" + uuid.NewString()[:8]
+	s := startServer(t, "", append(names.args(u), "--amqp-rollup-exchange", exchange)...)
+	def := map[string]any{"event": map[string]string{"id": "id", "time": "time"}, "scopes": [][]string{{"channel"}},
+		"metrics": []string{"plays"}, "periods": []map[string]string{{"unit": "all"}},
+		"sources": map[string]string{"amqp_routing_key": "000000000000.plays.#"}}
+	var created struct{ ID string }
+	if st := call(t, s, http.MethodPut, "/v1/rollups/plays", def, &created); st != http.StatusCreated {
+		t.Fatalf("PUT: %d", st)
+	}
+	bad := map[string]any{"event": map[string]string{"id": "id", "time": "time"}, "scopes": [][]string{{"channel"}},
+		"metrics": []string{"plays"}, "periods": []map[string]string{{"unit": "all"}}, "sources": map[string]string{"amqp_routing_key": "#"}}
+	if st := call(t, s, http.MethodPut, "/v1/rollups/all", bad, nil); st != http.StatusBadRequest {
+		t.Fatalf("PUT binding every account's events: %d, want 400", st)
+	}
+	ch := rabbitChannel(t, u)
+	waitExchange(t, ch, exchange)
+	// The rollup's queue is bound before its feed consumes: wait for the
+	// consumer (on a channel of its own: a failed passive declare closes it).
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		probe := rabbitChannel(t, u)
+		q, err := probe.QueueDeclarePassive("herald.rollup."+created.ID, true, false, false, false, nil)
+		probe.Close()
+		if err == nil && q.Consumers > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the rollup's queue has no consumer: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	now := time.Now().UTC().Format(time.RFC3339)
+	for i := range 5 {
+		body := fmt.Sprintf(`[{"id": "%d", "time": %q, "channel": "c1", "plays": 2}]`, i, now)
+		for range 2 {
+			publishConfirmed(t, ch, exchange, "000000000000.plays.web", rabbit.Publishing{Body: []byte(body), DeliveryMode: rabbit.Persistent})
+		}
+	}
+	q := url.Values{"scope.channel": {"c1"}, "unit": {"all"}}
+	deadline = time.Now().Add(15 * time.Second)
+	var tot struct{ Values []int64 }
+	for time.Now().Before(deadline) {
+		call(t, s, http.MethodGet, "/v1/rollups/plays/totals?"+q.Encode(), nil, &tot)
+		if len(tot.Values) == 1 && tot.Values[0] == 10 {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("plays = %v, want [10]", tot.Values)
 }

@@ -458,7 +458,7 @@ func (s *RollupStore) Sources(ctx context.Context) ([]*rollup.Definition, error)
 		if err != nil {
 			return nil, herald.Unavailable("rollup sources", err)
 		}
-		if d.Sources.Queue != "" || d.Sources.CachePattern != "" {
+		if d.Sources.Queue != "" || d.Sources.CachePattern != "" || d.Sources.AMQPRoutingKey != "" {
 			out = append(out, d)
 		}
 	}

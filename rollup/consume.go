@@ -66,7 +66,7 @@ func (s *Service) Run(ctx context.Context) error {
 		go func() { defer close(done); s.runTiles(ctx) }()
 		defer func() { <-done }()
 	}
-	if s.cfg.Queues == nil && s.cfg.Events == nil {
+	if s.cfg.Queues == nil && s.cfg.Events == nil && s.feed == nil {
 		<-ctx.Done()
 		return nil
 	}
@@ -93,6 +93,9 @@ func (s *Service) Run(ctx context.Context) error {
 				if d.Sources.CachePattern != "" && s.cfg.Events != nil {
 					want[sourceKey{d.ID, "cache:" + d.Sources.CachePattern}] = d
 				}
+				if d.Sources.AMQPRoutingKey != "" && s.feed != nil {
+					want[sourceKey{d.ID, "amqp:" + d.Sources.AMQPRoutingKey}] = d
+				}
 			}
 			for k, stop := range running {
 				if want[k] == nil {
@@ -105,9 +108,12 @@ func (s *Service) Run(ctx context.Context) error {
 					cctx, stop := context.WithCancel(ctx)
 					running[k] = stop
 					wg.Add(1)
-					if strings.HasPrefix(k.queue, "cache:") {
+					switch {
+					case strings.HasPrefix(k.queue, "cache:"):
 						go func() { defer wg.Done(); s.watchCache(cctx, d) }()
-					} else {
+					case strings.HasPrefix(k.queue, "amqp:"):
+						go func() { defer wg.Done(); _ = s.feed(cctx, d) }()
+					default:
 						go func() { defer wg.Done(); s.consume(cctx, d) }()
 					}
 				}

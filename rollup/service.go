@@ -15,6 +15,7 @@ import (
 	"github.com/heraldmq/herald"
 	"github.com/heraldmq/herald/access"
 	"github.com/heraldmq/herald/cache"
+	"github.com/heraldmq/herald/paths"
 	"github.com/heraldmq/herald/sqs"
 )
 
@@ -75,6 +76,7 @@ type Service struct {
 	cfg   Config
 	store Store
 	tiles dirtyTiles
+	feed  AMQPFeed
 	Stats Stats
 }
 
@@ -97,6 +99,13 @@ func NewService(cfg Config) *Service {
 	}
 	return &Service{cfg: cfg, store: cfg.Store}
 }
+
+// AMQPFeed runs the AMQP feed of a rollup naming sources.amqp_routing_key
+// until ctx ends (amqp.FeedRollup, wired by cmd/herald).
+type AMQPFeed func(ctx context.Context, d *Definition) error
+
+// SetAMQPFeed enables sources.amqp_routing_key; call it before Run.
+func (s *Service) SetAMQPFeed(f AMQPFeed) { s.feed = f }
 
 // SetPublisher sets Config.Topics after NewService (SNS and rollups each
 // need the other); call it before Run.
@@ -147,6 +156,9 @@ func (s *Service) Put(ctx context.Context, name string, body []byte) (d *Definit
 		return nil, false, err
 	}
 	if err := s.checkCachePattern(ctx, d); err != nil {
+		return nil, false, err
+	}
+	if err := s.checkRoutingKey(d); err != nil {
 		return nil, false, err
 	}
 	old, err := s.store.GetDefinition(ctx, acct, name)
@@ -360,4 +372,24 @@ func (s *Service) IngestNotification(ctx context.Context, account, name, message
 	ctx = access.WithIdentity(ctx, access.Identity{Account: account, Subject: "sns"})
 	_, err := s.Ingest(ctx, name, []byte(message))
 	return err
+}
+
+// checkRoutingKey checks a definition's AMQP routing key: a pattern
+// (AMQP topic syntax) whose first word is the rollup's account, so that a
+// rollup only ever counts what was published under its own account.
+func (s *Service) checkRoutingKey(d *Definition) error {
+	key := d.Sources.AMQPRoutingKey
+	if key == "" {
+		return nil
+	}
+	if s.feed == nil {
+		return invalid("sources.amqp_routing_key", "this server has no RabbitMQ (--amqp-url)")
+	}
+	if err := paths.ValidatePattern(key); err != nil {
+		return invalid("sources.amqp_routing_key", "%s", herald.Clip(err.Error()))
+	}
+	if first, _, _ := strings.Cut(key, "."); first != d.Account {
+		return invalid("sources.amqp_routing_key", "must start with your account, as %s.plays.#", d.Account)
+	}
+	return nil
 }

@@ -51,7 +51,8 @@ type Store interface {
 	// limit, after the name after ("" from the start).
 	ListDefinitions(ctx context.Context, account, after string, limit int) ([]*Definition, error)
 	// Sources returns every definition, of any account, that names a
-	// queue or a cache pattern (for the consumers of Service.Run).
+	// source: a queue, a cache pattern or an AMQP routing key (for the
+	// consumers of Service.Run).
 	Sources(ctx context.Context) ([]*Definition, error)
 	// DeleteDefinition forgets a definition, and with it its rows and
 	// events (at once or in the background); herald ENotFound if none.

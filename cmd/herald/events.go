@@ -17,7 +17,8 @@ import (
 // consumer.
 type eventsWiring struct {
 	events cache.Events
-	links  *amqp.Links // nil without RabbitMQ
+	links  *amqp.Links   // nil without RabbitMQ
+	amqp   *amqp.Options // nil without RabbitMQ
 	close  func()
 }
 
@@ -43,7 +44,7 @@ func openEvents(cfg amqpConfig, svc *cache.Service, reg prometheus.Registerer, l
 	opts := amqp.Options{
 		URL: cfg.url, IngestExchange: cfg.ingestExchange, IngestQueue: cfg.ingestQueue,
 		DLX: cfg.dlx, DeadQueue: strings.TrimSuffix(cfg.dlx, ".dlx") + ".dead",
-		EventsExchange: cfg.eventsExchange, Prefetch: cfg.prefetch, PublishBuffer: cfg.publishBuffer,
+		EventsExchange: cfg.eventsExchange, RollupExchange: cfg.rollupExchange, Prefetch: cfg.prefetch, PublishBuffer: cfg.publishBuffer,
 		Logger: log, Links: &amqp.Links{},
 	}
 	ev, err := amqp.NewEvents(opts)
@@ -58,7 +59,7 @@ func openEvents(cfg amqpConfig, svc *cache.Service, reg prometheus.Registerer, l
 		return nil, err
 	}
 	registerAMQPMetrics(reg, ev, ingest, opts.Links)
-	return &eventsWiring{events: ev, links: opts.Links, close: func() {
+	return &eventsWiring{events: ev, links: opts.Links, amqp: &opts, close: func() {
 		ingest.Close()
 		// Give buffered events a few seconds to be confirmed by RabbitMQ.
 		closeCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"log/slog"
 	"sync/atomic"
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/heraldmq/herald/amqp"
 	"github.com/heraldmq/herald/cache"
 	"github.com/heraldmq/herald/httpapi"
 	"github.com/heraldmq/herald/pebblestore"
@@ -17,13 +19,24 @@ import (
 // Its consumers of sources.queue read the queues through queues, as the
 // rollup's account; its live tiles go to cacheSvc, and rollups naming a
 // cache pattern count what events reports stored there.
-func openRollups(db cache.Store, cacheSvc *cache.Service, events cache.Events, queues *queueService, account string, requireIdentity bool, log *slog.Logger) *rollup.Service {
+func openRollups(db cache.Store, cacheSvc *cache.Service, events *eventsWiring, queues *queueService, account string, requireIdentity bool, log *slog.Logger) *rollup.Service {
 	st, ok := db.(*pebblestore.DB)
 	if !ok {
 		return nil
 	}
-	return rollup.NewService(rollup.Config{Store: st.Rollups(), DefaultAccount: account, RequireIdentity: requireIdentity,
-		Queues: queues.svc, Cache: cacheSvc, Events: events, CacheReader: cacheSvc, Logger: log})
+	svc := rollup.NewService(rollup.Config{Store: st.Rollups(), DefaultAccount: account, RequireIdentity: requireIdentity,
+		Queues: queues.svc, Cache: cacheSvc, Events: events.events, CacheReader: cacheSvc, Logger: log})
+	if events.amqp != nil {
+		opts := *events.amqp
+		opts.Links = nil // a rollup's feed is not one of the node's RabbitMQ links on /healthz
+		svc.SetAMQPFeed(func(ctx context.Context, d *rollup.Definition) error {
+			return amqp.FeedRollup(ctx, opts, "herald.rollup."+d.ID.String(), d.Sources.AMQPRoutingKey,
+				func(ctx context.Context, body []byte) error {
+					return svc.IngestNotification(ctx, d.Account, d.Name, string(body))
+				})
+		})
+	}
+	return svc
 }
 
 // serveRollups routes the rollup API to svc, or answers 501 on every

@@ -135,7 +135,7 @@ func serve(ctx context.Context, cfg serveConfig, stderr io.Writer) error {
 	handler.AddComponents(queues.components)
 	handler.AddComponents(events.components)
 	defer queues.closer()
-	rollups := openRollups(db, svc, events.events, queues, cfg.aws.account, requireIdentity, log)
+	rollups := openRollups(db, svc, events, queues, cfg.aws.account, requireIdentity, log)
 	serveRollups(handler, rollups, m.Registry)
 	topics, err := openTopics(db, svc, cfg.auth.grants.topicGrants(requireIdentity), queues, rollups, cfg.aws, cfg.store.dataDir, log)
 	if err != nil {
