@@ -132,3 +132,34 @@ func TestREADMEQueueExampleWorksAsWritten(t *testing.T) {
 		t.Errorf("the example did not receive its message:\n%s", out)
 	}
 }
+
+// TestREADMERollupsWalkthroughWorksAsWritten runs the README's rollup
+// walkthrough (curl and boto3) against a real server and checks it shows
+// the top cities and the trigger's firing.
+func TestREADMERollupsWalkthroughWorksAsWritten(t *testing.T) {
+	python := pythonForTests(t)
+	s := startServer(t, "")
+	raw, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(raw), "### Rollups")
+	if !ok {
+		t.Fatal("README.md has no Rollups section")
+	}
+	_, block, _ := strings.Cut(section, "```sh\n")
+	block, _, _ = strings.Cut(block, "```")
+	script := strings.ReplaceAll(block, "http://127.0.0.1:4566", s.URL)
+	script = strings.ReplaceAll(script, "python3 -", python+" -")
+	cmd := exec.Command("bash", "-euo", "pipefail", "-c", script)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("walkthrough failed: %v\nstdout:\n%s\nstderr:\n%s", err, out.String(), errOut.String())
+	}
+	for _, want := range []string{`{"value":"Lima","values":[4]}`, `"trigger":"ten"`, `"firing_id":`, `"total":12`} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("walkthrough output lacks %s:\n%s", want, out.String())
+		}
+	}
+}

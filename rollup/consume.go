@@ -54,7 +54,7 @@ type sourceKey struct {
 // the queues named by rollup definitions until ctx ends,
 // starting a consumer for each definition with sources.queue and stopping
 // those whose definition is gone or changed, checked every
-// SourcesInterval. It needs Config.Queues.
+// SourcesInterval and at once when a definition changes on this node. It needs Config.Queues.
 func (s *Service) Run(ctx context.Context) error {
 	if s.cfg.Topics != nil {
 		done := make(chan struct{})
@@ -123,6 +123,7 @@ func (s *Service) Run(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case <-t.C:
+		case <-s.kick:
 		}
 	}
 }

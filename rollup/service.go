@@ -77,7 +77,16 @@ type Service struct {
 	store Store
 	tiles dirtyTiles
 	feed  AMQPFeed
+	kick  chan struct{} // a definition changed on this node: Run looks at the sources now
 	Stats Stats
+}
+
+// sourcesChanged wakes Run to start or stop consumers at once.
+func (s *Service) sourcesChanged() {
+	select {
+	case s.kick <- struct{}{}:
+	default:
+	}
 }
 
 // NewService returns a Service over cfg.Store.
@@ -97,7 +106,7 @@ func NewService(cfg Config) *Service {
 	if cfg.SourcesInterval <= 0 {
 		cfg.SourcesInterval = DefaultSourcesInterval
 	}
-	return &Service{cfg: cfg, store: cfg.Store}
+	return &Service{cfg: cfg, store: cfg.Store, kick: make(chan struct{}, 1)}
 }
 
 // AMQPFeed runs the AMQP feed of a rollup naming sources.amqp_routing_key
@@ -183,6 +192,7 @@ func (s *Service) Put(ctx context.Context, name string, body []byte) (d *Definit
 	if err := s.store.PutDefinition(ctx, d); err != nil {
 		return nil, false, err
 	}
+	s.sourcesChanged()
 	return d, created, nil
 }
 
@@ -257,7 +267,11 @@ func (s *Service) Delete(ctx context.Context, name string) error {
 	if err := ValidName(name); err != nil {
 		return err
 	}
-	return s.store.DeleteDefinition(ctx, acct, name)
+	if err := s.store.DeleteDefinition(ctx, acct, name); err != nil {
+		return err
+	}
+	s.sourcesChanged()
+	return nil
 }
 
 // IngestResult says what became of the events of one body.

@@ -16,7 +16,7 @@ func runBenchRollups(ctx context.Context, args []string, stdout, stderr io.Write
 	var cfg rollups.Config
 	var jsonOut bool
 	fs := newFlagSet("bench rollups", "bench rollups [flags]   feed a rollup through an SQS queue of a running server and check its totals", stderr)
-	fs.StringVar(&cfg.Server, "server", "http://127.0.0.1:8080", "Herald server to load (only ever this address)")
+	fs.StringVar(&cfg.Server, "server", "http://127.0.0.1:4566", "Herald server to load (only ever this address)")
 	fs.DurationVar(&cfg.Duration, "duration", 60*time.Second, "how long events are sent")
 	fs.Float64Var(&cfg.Rate, "rate", 0, "events per second in all (0: as fast as the senders go)")
 	fs.IntVar(&cfg.Senders, "senders", 4, "concurrent SendMessageBatch callers")
