@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/google/uuid"
 	rabbit "github.com/rabbitmq/amqp091-go"
 )
@@ -253,4 +255,64 @@ func TestRollupFedByAMQP(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	t.Fatalf("plays = %v, want [10]", tot.Values)
+}
+
+// TestRollupExactAcrossKills: a rollup fed by a queue, with every message
+// sent twice, while Herald is killed with SIGKILL ten times: once the
+// queue is drained, every channel's total equals the reference.
+func TestRollupExactAcrossKills(t *testing.T) {
+	dir := t.TempDir()
+	s := startServer(t, dir)
+	q := sqsClient(s)
+	ctx := testContext(t)
+	if _, err := q.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String("plays")}); err != nil {
+		t.Fatal(err)
+	}
+	queueURL := s.URL + "/000000000000/plays"
+	def := map[string]any{"event": map[string]string{"id": "id", "time": "time"}, "scopes": [][]string{{"channel"}},
+		"metrics": []string{"plays"}, "periods": []map[string]string{{"unit": "all"}}, "sources": map[string]string{"queue": queueURL}}
+	if st := call(t, s, http.MethodPut, "/v1/rollups/plays", def, nil); st != http.StatusCreated {
+		t.Fatalf("PUT: %d", st)
+	}
+	want := map[string]int64{}
+	n := 0
+	for round := range 10 {
+		q = sqsClient(s)
+		for range 20 {
+			var events []map[string]any
+			for range 10 {
+				c := fmt.Sprint("c", n%3)
+				events = append(events, map[string]any{"id": fmt.Sprint(n), "time": time.Now().UTC().Format(time.RFC3339), "channel": c, "plays": n%4 + 1})
+				want[c] += int64(n%4 + 1)
+				n++
+			}
+			body, _ := json.Marshal(events)
+			for range 2 { // every message twice
+				if _, err := q.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(queueURL), MessageBody: aws.String(string(body))}); err != nil {
+					t.Fatalf("round %d: send: %v", round, err)
+				}
+			}
+		}
+		time.Sleep(time.Duration(100+round*37) * time.Millisecond) // mid-flush, at different points
+		s.kill(t)
+		s = startServer(t, dir)
+	}
+	deadline := time.Now().Add(90 * time.Second) // messages a killed node held come back after 30 s
+	for {
+		got := map[string]int64{}
+		for c := range want {
+			var tot struct{ Values []int64 }
+			call(t, s, http.MethodGet, "/v1/rollups/plays/totals?"+url.Values{"scope.channel": {c}, "unit": {"all"}}.Encode(), nil, &tot)
+			if len(tot.Values) == 1 {
+				got[c] = tot.Values[0]
+			}
+		}
+		if fmt.Sprint(got) == fmt.Sprint(want) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("totals %v, want %v", got, want)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }

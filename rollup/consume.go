@@ -39,7 +39,7 @@ const (
 	DefaultFlushInterval   = 500 * time.Millisecond
 	DefaultFlushEvents     = 5000
 	DefaultSourcesInterval = 5 * time.Second
-	consumeVisibility      = 60 // seconds a received message stays hidden
+	consumeVisibility      = 30 // seconds a received message stays hidden
 )
 
 // sourceKey identifies one consumer: a rollup (by ID, so a redefinition of
