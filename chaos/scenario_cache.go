@@ -132,9 +132,11 @@ func (cr *cacheReader) consume(ctx context.Context, r *scenarioRun, worker int, 
 			}
 		case <-rescan:
 			if len(cr.pending) < rescanBelow && r.tally.missing() > 0 {
-				// The oldest first: Herald stores an ingest backlog in
-				// about the order it was acknowledged.
-				for _, id := range r.tally.oldestMissing(2 * rescanBelow) {
+				// In the order acknowledged, the order Herald stores an
+				// ingest backlog in, more or less (not after RabbitMQ
+				// restarts): a window that moves on, so that ids still
+				// missing do not hold back the others.
+				for _, id := range r.tally.nextMissing(2 * rescanBelow) {
 					cr.enqueue(id)
 				}
 			}

@@ -99,6 +99,7 @@ type tally struct {
 	ackMu   sync.Mutex
 	ackLog  []uuid.UUID
 	ackDone int
+	scanAt  int // where nextMissing goes on
 }
 
 // newTally returns a tally whose messages each owe subs deliveries.
@@ -287,23 +288,29 @@ func (t *tally) missingIDs(limit int) []uuid.UUID {
 	return out
 }
 
-// oldestMissing returns up to limit ids acknowledged but not delivered
-// (to subscriber 0), the earliest acknowledged first. It walks the ack
-// log from the first id not known delivered, so repeated calls cost about
-// the ids they return.
-func (t *tally) oldestMissing(limit int) []uuid.UUID {
+// nextMissing returns up to limit ids acknowledged but not delivered (to
+// subscriber 0), in the order they were acknowledged, going on from where
+// the previous call stopped and wrapping around: the oldest first, yet a
+// few that stay missing (Herald has not reached them) cannot hold back
+// the others. The delivered prefix of the log is skipped for good.
+func (t *tally) nextMissing(limit int) []uuid.UUID {
 	t.ackMu.Lock()
 	defer t.ackMu.Unlock()
+	for t.ackDone < len(t.ackLog) && t.delivered(t.ackLog[t.ackDone], 0) {
+		t.ackDone++
+	}
+	if t.scanAt < t.ackDone || t.scanAt >= len(t.ackLog) {
+		t.scanAt = t.ackDone
+	}
 	var out []uuid.UUID
-	for i := t.ackDone; i < len(t.ackLog) && len(out) < limit; i++ {
-		id := t.ackLog[i]
-		if t.delivered(id, 0) {
-			if len(out) == 0 {
-				t.ackDone = i + 1 // the delivered prefix grows
-			}
-			continue
+	for seen := 0; seen < len(t.ackLog)-t.ackDone && len(out) < limit; seen++ {
+		id := t.ackLog[t.scanAt]
+		if t.scanAt++; t.scanAt >= len(t.ackLog) {
+			t.scanAt = t.ackDone
 		}
-		out = append(out, id)
+		if !t.delivered(id, 0) {
+			out = append(out, id)
+		}
 	}
 	return out
 }

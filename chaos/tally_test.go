@@ -205,7 +205,7 @@ func TestProbeMeasuresOperationsStartedAfterTheFault(t *testing.T) {
 	}
 }
 
-func TestOldestMissingInAckOrder(t *testing.T) {
+func TestNextMissingMovesOn(t *testing.T) {
 	tl := newTally(1)
 	ids := make([]uuid.UUID, 10)
 	for i := range ids {
@@ -217,12 +217,20 @@ func TestOldestMissingInAckOrder(t *testing.T) {
 	}
 	tl.deliver(ids[3], 0, time.Now())
 	tl.deliver(ids[4], 0, time.Now())
-	got := tl.oldestMissing(3)
-	if want := []uuid.UUID{ids[1], ids[0], ids[5]}; !slices.Equal(got, want) {
-		t.Fatalf("oldestMissing(3) = %v, want %v (ack order, delivered and unacknowledged left out)", got, want)
+	if got, want := tl.nextMissing(3), []uuid.UUID{ids[1], ids[0], ids[5]}; !slices.Equal(got, want) {
+		t.Fatalf("first nextMissing(3) = %v, want %v (ack order, delivered and unacknowledged left out)", got, want)
 	}
-	tl.deliver(ids[1], 0, time.Now())
-	if got := tl.oldestMissing(10); !slices.Equal(got, []uuid.UUID{ids[0], ids[5], ids[9], ids[2], ids[6]}) {
-		t.Fatalf("oldestMissing(10) = %v", got)
+	// The window moves on, though none of those was delivered, and wraps.
+	if got, want := tl.nextMissing(3), []uuid.UUID{ids[9], ids[2], ids[6]}; !slices.Equal(got, want) {
+		t.Fatalf("second nextMissing(3) = %v, want %v", got, want)
+	}
+	if got, want := tl.nextMissing(2), []uuid.UUID{ids[1], ids[0]}; !slices.Equal(got, want) {
+		t.Fatalf("third nextMissing(2) = %v, want %v (wrapped)", got, want)
+	}
+	for _, i := range []int{1, 0, 5, 9, 2} {
+		tl.deliver(ids[i], 0, time.Now())
+	}
+	if got := tl.nextMissing(10); !slices.Equal(got, []uuid.UUID{ids[6]}) {
+		t.Fatalf("nextMissing(10) = %v, want only the last missing", got)
 	}
 }
