@@ -216,13 +216,18 @@ func (s *RollupStore) DeleteDefinition(ctx context.Context, account, name string
 
 // committed reports whether event id of d is committed and unexpired at now.
 func (s *RollupStore) committed(d *rollup.Definition, id string, now time.Time) (bool, error) {
-	exp, found, err := get(s.db, rollupEventKey(d.ID, id), func(v []byte) (int64, error) {
+	exp, found, err := s.eventExpiry(d.ID, id)
+	return found && exp > now.UnixMilli(), err
+}
+
+// eventExpiry reads when the record of event of rollup id expires (ms).
+func (s *RollupStore) eventExpiry(id uuid.UUID, event string) (int64, bool, error) {
+	return get(s.db, rollupEventKey(id, event), func(v []byte) (int64, error) {
 		if len(v) != 8 {
 			return 0, errors.New("rollup event record: not 8 bytes")
 		}
 		return int64(binary.BigEndian.Uint64(v)), nil
 	})
-	return found && exp > now.UnixMilli(), err
 }
 
 func (s *RollupStore) Committed(ctx context.Context, d *rollup.Definition, ids []string, now time.Time) (map[string]bool, error) {
@@ -519,12 +524,7 @@ func (s *RollupStore) reapChunk(ctx context.Context) (n int, more bool, err erro
 			defer s.locks.lock(id[:])()
 			b := s.db.pdb.NewBatch()
 			defer b.Close()
-			exp, found, err := get(s.db, rollupEventKey(id, event), func(v []byte) (int64, error) {
-				if len(v) != 8 {
-					return 0, errors.New("rollup event record: not 8 bytes")
-				}
-				return int64(binary.BigEndian.Uint64(v)), nil
-			})
+			exp, found, err := s.eventExpiry(id, event)
 			if err != nil {
 				return err
 			}

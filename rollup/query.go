@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -76,6 +77,18 @@ type Totals struct {
 // scopeOf resolves a selector's scope: the index of the definition's
 // scope with exactly those members, and its key.
 func (d *Definition) scopeOf(sel map[string]string) (int, string, error) {
+	i, vals, ok := d.scopeWith(sel)
+	if !ok {
+		members := slices.Sorted(maps.Keys(sel))
+		return 0, "", invalid("scope", "%s is not one of the rollup's scopes %v", herald.Clip(strings.Join(members, ",")), d.Scopes)
+	}
+	return i, strings.Join(vals, Sep), nil
+}
+
+// scopeWith finds the scope with exactly the members of sel and returns
+// its index and sel's values in the scope's order; ok is false when no
+// scope has those members or a value is "".
+func (d *Definition) scopeWith(sel map[string]string) (int, []string, bool) {
 	for i, scope := range d.Scopes {
 		if len(scope) != len(sel) {
 			continue
@@ -84,22 +97,17 @@ func (d *Definition) scopeOf(sel map[string]string) (int, string, error) {
 		whole := true
 		for j, m := range scope {
 			v, ok := sel[m]
-			if !ok {
+			if !ok || v == "" {
 				whole = false
 				break
 			}
 			vals[j] = v
 		}
 		if whole {
-			return i, strings.Join(vals, Sep), nil
+			return i, vals, true
 		}
 	}
-	members := make([]string, 0, len(sel))
-	for m := range sel {
-		members = append(members, m)
-	}
-	slices.Sort(members)
-	return 0, "", invalid("scope", "%s is not one of the rollup's scopes %v", herald.Clip(strings.Join(members, ",")), d.Scopes)
+	return 0, nil, false
 }
 
 // dimOf resolves a selector's dimension to a Row.Dim and value (or value

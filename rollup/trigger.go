@@ -68,29 +68,18 @@ func (d *Definition) checkTrigger(t *Trigger) error {
 }
 
 // scopeOfPattern resolves a trigger's scope: the scope with exactly those
-// members, and per member its value or "" for any.
+// members, and per member its value or "" for any ("*").
 func (d *Definition) scopeOfPattern(sel map[string]string) (int, []string, error) {
-	for i, scope := range d.Scopes {
-		if len(scope) != len(sel) {
-			continue
-		}
-		vals := make([]string, len(scope))
-		whole := true
-		for j, m := range scope {
-			v, ok := sel[m]
-			if !ok || v == "" {
-				whole = false
-				break
-			}
-			if v != "*" {
-				vals[j] = v
-			}
-		}
-		if whole {
-			return i, vals, nil
+	i, vals, ok := d.scopeWith(sel)
+	if !ok {
+		return 0, nil, invalid("scope", "the members of one of the rollup's scopes %v, each a value or \"*\"", d.Scopes)
+	}
+	for j, v := range vals {
+		if v == "*" {
+			vals[j] = ""
 		}
 	}
-	return 0, nil, invalid("scope", "the members of one of the rollup's scopes %v, each a value or \"*\"", d.Scopes)
+	return i, vals, nil
 }
 
 // triggerDim resolves a trigger's dimension to a Row.Dim.

@@ -59,11 +59,17 @@ const definitionJSON = `{"name": %q, "event": {"id": "id", "time": "time"}, "sco
 	"metrics": ["plays", "viewers"], "dimensions": ["city"], "periods": [{"unit": "day"}, {"unit": "all"}]}`
 
 // define stores a new definition named name.
-func (e *env) define(name string) *rollup.Definition {
+func (e *env) define(name string) *rollup.Definition { return e.defineWith(name, nil) }
+
+// defineWith stores a new definition named name, changed by edit first.
+func (e *env) defineWith(name string, edit func(d *rollup.Definition)) *rollup.Definition {
 	e.t.Helper()
 	var d rollup.Definition
 	if err := json.Unmarshal(fmt.Appendf(nil, definitionJSON, name), &d); err != nil {
 		e.t.Fatal(err)
+	}
+	if edit != nil {
+		edit(&d)
 	}
 	if err := d.Normalize(); err != nil {
 		e.t.Fatal(err)
@@ -286,18 +292,7 @@ func testDelete(e *env) {
 
 func testSources(e *env) {
 	d := e.define("plain")
-	var withQueue rollup.Definition
-	if err := json.Unmarshal(fmt.Appendf(nil, definitionJSON, "fed"), &withQueue); err != nil {
-		e.t.Fatal(err)
-	}
-	withQueue.Sources.Queue = "http://localhost/" + e.account + "/events"
-	if err := withQueue.Normalize(); err != nil {
-		e.t.Fatal(err)
-	}
-	withQueue.Account, withQueue.ID = e.account, uuid.New()
-	if err := e.s.PutDefinition(e.ctx, &withQueue); err != nil {
-		e.t.Fatal(err)
-	}
+	withQueue := e.defineWith("fed", func(d *rollup.Definition) { d.Sources.Queue = "http://localhost/" + e.account + "/events" })
 	defs, err := e.s.Sources(e.ctx)
 	if err != nil {
 		e.t.Fatal(err)
@@ -317,21 +312,10 @@ func testSources(e *env) {
 // defineWithTrigger stores a definition whose trigger fires when a
 // channel's all-time plays reach threshold.
 func (e *env) defineWithTrigger(name string, threshold int64) *rollup.Definition {
-	e.t.Helper()
-	var d rollup.Definition
-	if err := json.Unmarshal(fmt.Appendf(nil, definitionJSON, name), &d); err != nil {
-		e.t.Fatal(err)
-	}
-	d.Triggers = []rollup.Trigger{{ID: "hot", Metric: "plays", Scope: map[string]string{"channel": "*"}, Unit: rollup.All,
-		Threshold: threshold, TopicARN: "arn:aws:sns:us-east-1:" + e.account + ":alerts"}}
-	if err := d.Normalize(); err != nil {
-		e.t.Fatal(err)
-	}
-	d.Account, d.ID, d.Created = e.account, uuid.New(), now
-	if err := e.s.PutDefinition(e.ctx, &d); err != nil {
-		e.t.Fatal(err)
-	}
-	return &d
+	return e.defineWith(name, func(d *rollup.Definition) {
+		d.Triggers = []rollup.Trigger{{ID: "hot", Metric: "plays", Scope: map[string]string{"channel": "*"}, Unit: rollup.All,
+			Threshold: threshold, TopicARN: "arn:aws:sns:us-east-1:" + e.account + ":alerts"}}
+	})
 }
 
 // pending returns the pending firings of rollup d.
