@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"sync/atomic"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/redis/go-redis/v9"
@@ -96,22 +95,21 @@ func registerQueueMetrics(reg prometheus.Registerer, q *queueService) {
 	counter := func(name, help string, labels prometheus.Labels, f func() float64) prometheus.Collector {
 		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help, ConstLabels: labels}, f)
 	}
-	load := func(v *atomic.Int64) func() float64 { return func() float64 { return float64(v.Load()) } }
 	const reconciled = "herald_sqs_reconciled_total"
 	const reconciledHelp = "Divergences between a queue's Index and its Store repaired, by kind: store_only (a stored message the Index lacked, added by the reconciler), index_only (an Index entry whose message was gone, removed)."
 	const rebuilds = "herald_sqs_rebuilds_total"
 	const rebuildsHelp = "Rebuilds of a queue's Index state from the Store, by outcome: committed, lease_lost (discarded: the lease ended meanwhile, and the queue is rebuilt again), failed."
 	reg.MustRegister(
-		counter(rebuilds, rebuildsHelp, prometheus.Labels{"outcome": "committed"}, load(&st.RebuildsCommitted)),
-		counter(rebuilds, rebuildsHelp, prometheus.Labels{"outcome": "lease_lost"}, load(&st.RebuildsLost)),
-		counter(rebuilds, rebuildsHelp, prometheus.Labels{"outcome": "failed"}, load(&st.RebuildsFailed)),
-		counter("herald_sqs_rebuilds_resumed_total", "Rebuilds that went on from the position an earlier, interrupted rebuild of the same Index state saved, instead of from the start.", nil, load(&st.RebuildsResumed)),
+		metrics.Counter(rebuilds, rebuildsHelp, prometheus.Labels{"outcome": "committed"}, &st.RebuildsCommitted),
+		metrics.Counter(rebuilds, rebuildsHelp, prometheus.Labels{"outcome": "lease_lost"}, &st.RebuildsLost),
+		metrics.Counter(rebuilds, rebuildsHelp, prometheus.Labels{"outcome": "failed"}, &st.RebuildsFailed),
+		metrics.Counter("herald_sqs_rebuilds_resumed_total", "Rebuilds that went on from the position an earlier, interrupted rebuild of the same Index state saved, instead of from the start.", nil, &st.RebuildsResumed),
 		counter("herald_sqs_rebuild_seconds_total", "Time spent rebuilding queues' Index state.", nil,
 			func() float64 { return float64(st.RebuildNanos.Load()) / 1e9 }),
-		counter("herald_sqs_degraded_receives_total", "Receives served from the Store because the Index (Redis) was unavailable.", nil, load(&st.DegradedReceives)),
-		counter("herald_sqs_unindexed_total", "Sends whose Index write failed; their queue is rebuilt from the Store.", nil, load(&st.Unindexed)),
-		counter(reconciled, reconciledHelp, prometheus.Labels{"kind": "store_only"}, load(&st.ReconciledStoreOnly)),
-		counter(reconciled, reconciledHelp, prometheus.Labels{"kind": "index_only"}, load(&st.ReconciledIndexOnly)),
+		metrics.Counter("herald_sqs_degraded_receives_total", "Receives served from the Store because the Index (Redis) was unavailable.", nil, &st.DegradedReceives),
+		metrics.Counter("herald_sqs_unindexed_total", "Sends whose Index write failed; their queue is rebuilt from the Store.", nil, &st.Unindexed),
+		metrics.Counter(reconciled, reconciledHelp, prometheus.Labels{"kind": "store_only"}, &st.ReconciledStoreOnly),
+		metrics.Counter(reconciled, reconciledHelp, prometheus.Labels{"kind": "index_only"}, &st.ReconciledIndexOnly),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "herald_sqs_reconcile_pending_queues", Help: "Queues waiting for (or in) a reconciliation pass on this node."},
 			func() float64 { return float64(q.svc.ReconcilePending()) }),
 	)
@@ -124,8 +122,8 @@ func registerQueueMetrics(reg prometheus.Registerer, q *queueService) {
 					}
 					return 0
 				}),
-			counter("herald_redis_breaker_opens_total", "Times the Redis circuit breaker opened (entered degraded mode).", nil, load(&b.Opens)),
-			counter("herald_redis_fast_failures_total", "Calls to Redis refused at once while the circuit breaker was open.", nil, load(&b.FastFails)),
+			metrics.Counter("herald_redis_breaker_opens_total", "Times the Redis circuit breaker opened (entered degraded mode).", nil, &b.Opens),
+			metrics.Counter("herald_redis_fast_failures_total", "Calls to Redis refused at once while the circuit breaker was open.", nil, &b.FastFails),
 		)
 	}
 }

@@ -3,13 +3,13 @@ package main
 import (
 	"context"
 	"log/slog"
-	"sync/atomic"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/heraldmq/herald/amqp"
 	"github.com/heraldmq/herald/cache"
 	"github.com/heraldmq/herald/httpapi"
+	"github.com/heraldmq/herald/metrics"
 	"github.com/heraldmq/herald/pebblestore"
 	"github.com/heraldmq/herald/rollup"
 )
@@ -50,23 +50,16 @@ func serveRollups(h *httpapi.Server, svc *rollup.Service, reg prometheus.Registe
 	st := &svc.Stats
 	const events = "herald_rollup_events_total"
 	const help = "Rollup events by outcome: accepted (counted), duplicate (already counted within the dedup window), malformed, late (older than the dedup window or ahead of the clock)."
-	counter := func(name, help, outcome string, v *atomic.Int64) prometheus.Collector {
-		opts := prometheus.CounterOpts{Name: name, Help: help}
-		if outcome != "" {
-			opts.ConstLabels = prometheus.Labels{"outcome": outcome}
-		}
-		return prometheus.NewCounterFunc(opts, func() float64 { return float64(v.Load()) })
-	}
 	reg.MustRegister(
-		counter(events, help, "accepted", &st.Accepted),
-		counter(events, help, "duplicate", &st.Duplicates),
-		counter(events, help, "malformed", &st.Malformed),
-		counter(events, help, "late", &st.Late),
-		counter("herald_rollup_expired_buckets_total", "Rollup (event, scope, period) updates skipped because the bucket was past its retention.", "", &st.Expired),
-		counter("herald_rollup_commits_total", "Rollup batches committed.", "", &st.Commits),
-		counter("herald_rollup_tiles_total", "Live tiles written to the message cache.", "", &st.Tiles),
-		counter("herald_rollup_firings_total", "Trigger firings published.", "", &st.Fired),
-		counter("herald_rollup_firing_failures_total", "Attempts to publish a trigger firing that failed (retried).", "", &st.FiringsFailed),
-		counter("herald_rollup_cache_dropped_total", "Cache messages not counted because a rollup's buffer was full.", "", &st.Dropped),
+		metrics.Outcome(events, help, "accepted", &st.Accepted),
+		metrics.Outcome(events, help, "duplicate", &st.Duplicates),
+		metrics.Outcome(events, help, "malformed", &st.Malformed),
+		metrics.Outcome(events, help, "late", &st.Late),
+		metrics.Counter("herald_rollup_expired_buckets_total", "Rollup (event, scope, period) updates skipped because the bucket was past its retention.", nil, &st.Expired),
+		metrics.Counter("herald_rollup_commits_total", "Rollup batches committed.", nil, &st.Commits),
+		metrics.Counter("herald_rollup_tiles_total", "Live tiles written to the message cache.", nil, &st.Tiles),
+		metrics.Counter("herald_rollup_firings_total", "Trigger firings published.", nil, &st.Fired),
+		metrics.Counter("herald_rollup_firing_failures_total", "Attempts to publish a trigger firing that failed (retried).", nil, &st.FiringsFailed),
+		metrics.Counter("herald_rollup_cache_dropped_total", "Cache messages not counted because a rollup's buffer was full.", nil, &st.Dropped),
 	)
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -17,6 +16,7 @@ import (
 	"github.com/heraldmq/herald/access"
 	"github.com/heraldmq/herald/cache"
 	"github.com/heraldmq/herald/cassandrastore"
+	"github.com/heraldmq/herald/metrics"
 	"github.com/heraldmq/herald/pebblestore"
 	"github.com/heraldmq/herald/rollup"
 	"github.com/heraldmq/herald/sns"
@@ -171,24 +171,17 @@ func stableV1(key string, t time.Time) uuid.UUID {
 // /metrics as herald_sns_deliveries_total{outcome=...} and
 // herald_sns_published_total.
 func registerSNSMetrics(reg prometheus.Registerer, st *sns.Stats) {
-	counter := func(name, help, outcome string, v *atomic.Int64) prometheus.Collector {
-		opts := prometheus.CounterOpts{Name: name, Help: help}
-		if outcome != "" {
-			opts.ConstLabels = prometheus.Labels{"outcome": outcome}
-		}
-		return prometheus.NewCounterFunc(opts, func() float64 { return float64(v.Load()) })
-	}
 	const deliveries = "herald_sns_deliveries_total"
 	const help = "SNS deliveries to subscriptions by outcome: delivered, filtered (skipped by a filter policy), retried (a failed attempt scheduled again), throttled (queued again for its turn under a throttle policy), dead_lettered, dropped."
 	reg.MustRegister(
-		counter("herald_sns_published_total", "SNS publish jobs expanded into deliveries.", "", &st.Published),
-		counter(deliveries, help, "delivered", &st.Delivered),
-		counter(deliveries, help, "filtered", &st.Filtered),
-		counter(deliveries, help, "retried", &st.Retried),
-		counter(deliveries, help, "throttled", &st.Throttled),
-		counter(deliveries, help, "dead_lettered", &st.DeadLettered),
-		counter(deliveries, help, "dropped", &st.Dropped),
-		counter("herald_sns_continuations_total", "SNS publish jobs of large topics handed over to a continuation after 10 chunks.", "", &st.Continued),
-		counter("herald_sns_forged_jobs_total", "Jobs on Herald's internal SNS queues refused for a missing or wrong seal (docs/security.md).", "", &st.Forged),
+		metrics.Counter("herald_sns_published_total", "SNS publish jobs expanded into deliveries.", nil, &st.Published),
+		metrics.Outcome(deliveries, help, "delivered", &st.Delivered),
+		metrics.Outcome(deliveries, help, "filtered", &st.Filtered),
+		metrics.Outcome(deliveries, help, "retried", &st.Retried),
+		metrics.Outcome(deliveries, help, "throttled", &st.Throttled),
+		metrics.Outcome(deliveries, help, "dead_lettered", &st.DeadLettered),
+		metrics.Outcome(deliveries, help, "dropped", &st.Dropped),
+		metrics.Counter("herald_sns_continuations_total", "SNS publish jobs of large topics handed over to a continuation after 10 chunks.", nil, &st.Continued),
+		metrics.Counter("herald_sns_forged_jobs_total", "Jobs on Herald's internal SNS queues refused for a missing or wrong seal (docs/security.md).", nil, &st.Forged),
 	)
 }

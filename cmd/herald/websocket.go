@@ -11,13 +11,13 @@ import (
 	"net/http"
 	"os"
 	"strings"
-	"sync/atomic"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/heraldmq/herald"
 	"github.com/heraldmq/herald/access"
 	"github.com/heraldmq/herald/cache"
+	"github.com/heraldmq/herald/metrics"
 	"github.com/heraldmq/herald/rollup"
 	"github.com/heraldmq/herald/sqs"
 	"github.com/heraldmq/herald/ws"
@@ -134,12 +134,7 @@ func queueError(err error) error {
 
 // registerWSMetrics exposes the WebSocket gateway's counters on /metrics.
 func registerWSMetrics(reg prometheus.Registerer, st *ws.Stats) {
-	gauge := func(name, help string, v *atomic.Int64) prometheus.Collector {
-		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, func() float64 { return float64(v.Load()) })
-	}
-	counter := func(name, help string, labels prometheus.Labels, v *atomic.Int64) prometheus.Collector {
-		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help, ConstLabels: labels}, func() float64 { return float64(v.Load()) })
-	}
+	gauge, counter := metrics.Gauge, metrics.Counter
 	const closed = "herald_ws_closed_total"
 	const closedHelp = "WebSocket connections closed by the server, by reason: auth_failed (4001), slow_consumer (4008), write_timeout (a write stuck for the write timeout)."
 	reg.MustRegister(
