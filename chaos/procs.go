@@ -132,10 +132,7 @@ func (h *heraldProc) startOnce(ctx context.Context) error {
 
 // kill ends the process with SIGKILL, as a crash would, and waits for it.
 func (h *heraldProc) kill() {
-	h.mu.Lock()
-	cmd, done := h.cmd, h.done
-	h.ending = true
-	h.mu.Unlock()
+	cmd, done := h.markEnding()
 	if cmd == nil {
 		return
 	}
@@ -143,13 +140,19 @@ func (h *heraldProc) kill() {
 	<-done
 }
 
+// markEnding marks the process as ended on purpose (its exit is no crash)
+// and returns it, nil if none runs.
+func (h *heraldProc) markEnding() (*exec.Cmd, chan struct{}) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.ending = true
+	return h.cmd, h.done
+}
+
 // stop ends the process with SIGTERM (a clean shutdown), or SIGKILL after
 // 20 seconds.
 func (h *heraldProc) stop() {
-	h.mu.Lock()
-	cmd, done := h.cmd, h.done
-	h.ending = true
-	h.mu.Unlock()
+	cmd, done := h.markEnding()
 	if cmd == nil {
 		return
 	}

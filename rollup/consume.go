@@ -46,8 +46,8 @@ const (
 // another shape gets a new consumer) and its source ("queue:URL" or
 // "cache:PATTERN").
 type sourceKey struct {
-	id    uuid.UUID
-	queue string
+	id     uuid.UUID
+	source string
 }
 
 // Run publishes the triggers' firings (with Config.Topics) and consumes
@@ -109,9 +109,9 @@ func (s *Service) Run(ctx context.Context) error {
 					running[k] = stop
 					wg.Add(1)
 					switch {
-					case strings.HasPrefix(k.queue, "cache:"):
+					case strings.HasPrefix(k.source, "cache:"):
 						go func() { defer wg.Done(); s.watchCache(cctx, d) }()
-					case strings.HasPrefix(k.queue, "amqp:"):
+					case strings.HasPrefix(k.source, "amqp:"):
 						go func() { defer wg.Done(); _ = s.feed(cctx, d) }()
 					default:
 						go func() { defer wg.Done(); s.consume(cctx, d) }()

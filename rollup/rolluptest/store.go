@@ -217,31 +217,36 @@ func testDedupWindow(e *env) {
 	}
 }
 
-// testConcurrent: ten writers, each committing 100 events one at a time on
-// the same row (the non-atomic increment LoopLogic shipped): exactly 1000.
-func testConcurrent(e *env) {
-	d := e.define("r")
+// commitConcurrently has ten writers commit 100 events each, one event a
+// commit, all to channel "hot" (in city, if not ""), one play each.
+func (e *env) commitConcurrently(d *rollup.Definition, city string) {
+	e.t.Helper()
 	var wg sync.WaitGroup
 	errs := make(chan error, 10)
 	for w := range 10 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for i := range 100 {
 				b := rollup.NewBatch(d)
-				b.Add(event(fmt.Sprintf("w%d-%d", w, i), "hot", "Paris", 1, 0), now)
+				b.Add(event(fmt.Sprintf("w%d-%d", w, i), "hot", city, 1, 0), now)
 				if err := e.s.Commit(e.ctx, d, b, now); err != nil {
 					errs <- err
 					return
 				}
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	close(errs)
 	if err := <-errs; err != nil {
 		e.t.Fatalf("Commit: %v", err)
 	}
+}
+
+// testConcurrent: ten writers, each committing 100 events one at a time on
+// the same row (the non-atomic increment LoopLogic shipped): exactly 1000.
+func testConcurrent(e *env) {
+	d := e.define("r")
+	e.commitConcurrently(d, "Paris")
 	e.wantRow(d, allRow(d, "hot", ""), []int64{1000, 0})
 	e.wantRow(d, allRow(d, "hot", "Paris"), []int64{1000, 0})
 }
@@ -372,22 +377,7 @@ func testTriggerFiresOnce(e *env) {
 // firing.
 func testTriggerConcurrent(e *env) {
 	d := e.defineWithTrigger("r", 500)
-	var wg sync.WaitGroup
-	for w := range 10 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range 100 {
-				b := rollup.NewBatch(d)
-				b.Add(event(fmt.Sprintf("w%d-%d", w, i), "hot", "", 1, 0), now)
-				if err := e.s.Commit(e.ctx, d, b, now); err != nil {
-					e.t.Error(err)
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	e.commitConcurrently(d, "")
 	if got := e.pending(d); len(got) != 1 || got[0].Total != 500 {
 		e.t.Fatalf("firings: %+v, want one, at 500", got)
 	}
