@@ -42,7 +42,12 @@ func (w *writeSet) add(part, cql string, args ...any) {
 // exec runs every group of w concurrently and returns the first error,
 // once all have finished.
 func (c *conn) exec(ctx context.Context, w *writeSet) error {
-	return parallel(len(w.groups), len(w.groups), func(i int) error {
+	return c.execN(ctx, w, len(w.groups))
+}
+
+// execN is exec with at most workers groups in flight.
+func (c *conn) execN(ctx context.Context, w *writeSet, workers int) error {
+	return parallel(len(w.groups), workers, func(i int) error {
 		g := w.groups[i]
 		if len(g) == 1 {
 			return c.s.Query(g[0].cql, g[0].args...).WithContext(ctx).Exec()

@@ -208,7 +208,7 @@ func ensureSchema(ctx context.Context, s *gocql.Session, o Options) (layout, err
 			return layout{}, fmt.Errorf("read schema: %w", err)
 		}
 	}
-	for _, t := range slices.Concat(tableDefs, sqsTableDefs, snsTableDefs) {
+	for _, t := range slices.Concat(tableDefs, sqsTableDefs, snsTableDefs, rollupTableDefs) {
 		if existing[t.name] {
 			continue
 		}

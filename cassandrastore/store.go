@@ -47,6 +47,8 @@ type Store struct {
 	queues *queueStore
 	// topics is the SNS store on the same connection (Topics).
 	topics *topicStore
+	// rollups is the rollup store on the same connection (Rollups).
+	rollups *rollupStore
 }
 
 // conn is an established session and the layout of the keyspace.
@@ -87,6 +89,7 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	st.marks.init()
 	st.queues = newQueueStore(st)
 	st.topics = newTopicStore(st)
+	st.rollups = newRollupStore(st)
 	go st.connectLoop(loopCtx)
 	return st, nil
 }

@@ -52,7 +52,12 @@ func call(t *testing.T, s *server, method, path string, body any, out any) int {
 // in arrays), read the top cities, a drill-down, a series and totals, on
 // a herald serve process; then delete it.
 func TestRollupsOverHTTP(t *testing.T) {
-	s := startServer(t, "")
+	eachEngine(t, func(t *testing.T, e engine) {
+		testRollupsOverHTTP(t, e.start(t, "", "--ws-anonymous", "true")) // Cassandra's default is false
+	})
+}
+
+func testRollupsOverHTTP(t *testing.T, s *server) {
 	def := map[string]any{
 		"event":      map[string]any{"id": "id", "time": "time"},
 		"scopes":     [][]string{{"channel"}},
@@ -263,9 +268,8 @@ func TestRollupFedByAMQP(t *testing.T) {
 func TestRollupExactAcrossKills(t *testing.T) {
 	dir := t.TempDir()
 	s := startServer(t, dir)
-	q := sqsClient(s)
 	ctx := testContext(t)
-	if _, err := q.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String("plays")}); err != nil {
+	if _, err := sqsClient(s).CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String("plays")}); err != nil {
 		t.Fatal(err)
 	}
 	queueURL := s.URL + "/000000000000/plays"
@@ -277,42 +281,10 @@ func TestRollupExactAcrossKills(t *testing.T) {
 	want := map[string]int64{}
 	n := 0
 	for round := range 10 {
-		q = sqsClient(s)
-		for range 20 {
-			var events []map[string]any
-			for range 10 {
-				c := fmt.Sprint("c", n%3)
-				events = append(events, map[string]any{"id": fmt.Sprint(n), "time": time.Now().UTC().Format(time.RFC3339), "channel": c, "plays": n%4 + 1})
-				want[c] += int64(n%4 + 1)
-				n++
-			}
-			body, _ := json.Marshal(events)
-			for range 2 { // every message twice
-				if _, err := q.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(queueURL), MessageBody: aws.String(string(body))}); err != nil {
-					t.Fatalf("round %d: send: %v", round, err)
-				}
-			}
-		}
+		sendEventsTwice(ctx, t, s, queueURL, 20, &n, want)
 		time.Sleep(time.Duration(100+round*37) * time.Millisecond) // mid-flush, at different points
 		s.kill(t)
 		s = startServer(t, dir)
 	}
-	deadline := time.Now().Add(90 * time.Second) // messages a killed node held come back after 30 s
-	for {
-		got := map[string]int64{}
-		for c := range want {
-			var tot struct{ Values []int64 }
-			call(t, s, http.MethodGet, "/v1/rollups/plays/totals?"+url.Values{"scope.channel": {c}, "unit": {"all"}}.Encode(), nil, &tot)
-			if len(tot.Values) == 1 {
-				got[c] = tot.Values[0]
-			}
-		}
-		if fmt.Sprint(got) == fmt.Sprint(want) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("totals %v, want %v", got, want)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	waitTotals(t, s, "plays", want, 90*time.Second) // messages a killed node held come back after 30 s
 }

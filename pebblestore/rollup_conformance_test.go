@@ -99,7 +99,7 @@ func TestRollupEventRecordsReaped(t *testing.T) {
 	if err != nil || n != 1 {
 		t.Fatalf("ReapExpired = %d, %v; want 1 (b)", n, err)
 	}
-	got, err := st.Committed(t.Context(), &d, []string{"a", "b", "c"}, clock)
+	got, err := st.Committed(t.Context(), &d, []rollup.EventKey{{ID: "a"}, {ID: "b"}, {ID: "c"}}, clock)
 	if err != nil || !got["a"] || got["b"] || !got["c"] {
 		t.Fatalf("Committed after the reap = %v, %v; want a and c", got, err)
 	}
@@ -110,4 +110,17 @@ func TestRollupEventRecordsReaped(t *testing.T) {
 	if n, err := st.ReapExpired(t.Context()); err != nil || n != 2 {
 		t.Fatalf("second ReapExpired = %d, %v; want 2 (a, c)", n, err)
 	}
+}
+
+// TestRollupStorePairConformance: one process owns the DB, so its "two
+// nodes" are one store.
+func TestRollupStorePairConformance(t *testing.T) {
+	rolluptest.RunStorePair(t, func(t *testing.T) (rollup.Store, rollup.Store) {
+		db, err := Open(t.TempDir(), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db.Rollups(), db.Rollups()
+	})
 }

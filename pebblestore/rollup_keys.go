@@ -87,27 +87,3 @@ func eventExpiryKey(expMs int64, id uuid.UUID, event string) []byte {
 	k = append(k, id[:]...)
 	return append(k, event...)
 }
-
-// appendSums encodes a row's sums; decodeSums reads n of them (missing
-// trailing ones are 0: a row written before a metric existed).
-func appendSums(b []byte, sums []int64) []byte {
-	for _, x := range sums {
-		b = binary.AppendVarint(b, x)
-	}
-	return b
-}
-
-func decodeSums(b []byte, n int) ([]int64, bool) {
-	out := make([]int64, n)
-	for i := range out {
-		if len(b) == 0 {
-			break
-		}
-		x, k := binary.Varint(b)
-		if k <= 0 {
-			return nil, false
-		}
-		out[i], b = x, b[k:]
-	}
-	return out, true
-}

@@ -73,7 +73,7 @@ func (s *RollupStore) cacheOf(d *rollup.Definition) (*rowCache, error) {
 			c.complete = false
 			break
 		}
-		sums, good := decodeSums(it.Value(), len(d.Metrics))
+		sums, good := rollup.DecodeSums(it.Value(), len(d.Metrics))
 		if !good {
 			c.complete = false
 			continue
@@ -230,19 +230,19 @@ func (s *RollupStore) eventExpiry(id uuid.UUID, event string) (int64, bool, erro
 	})
 }
 
-func (s *RollupStore) Committed(ctx context.Context, d *rollup.Definition, ids []string, now time.Time) (map[string]bool, error) {
+func (s *RollupStore) Committed(ctx context.Context, d *rollup.Definition, events []rollup.EventKey, now time.Time) (map[string]bool, error) {
 	if err := s.db.enter(ctx, "rollup events"); err != nil {
 		return nil, err
 	}
 	defer s.db.leave()
 	out := map[string]bool{}
-	for _, id := range ids {
-		ok, err := s.committed(d, id, now)
+	for _, e := range events {
+		ok, err := s.committed(d, e.ID, now)
 		if err != nil {
 			return nil, herald.Unavailable("rollup events", err)
 		}
 		if ok {
-			out[id] = true
+			out[e.ID] = true
 		}
 	}
 	return out, nil
@@ -287,7 +287,7 @@ func (s *RollupStore) Commit(ctx context.Context, d *rollup.Definition, b *rollu
 		default:
 			var err error
 			cur, _, err = get(s.db, key, func(v []byte) ([]int64, error) {
-				out, ok := decodeSums(v, n)
+				out, ok := rollup.DecodeSums(v, n)
 				if !ok {
 					return nil, errors.New("rollup row: bad varint")
 				}
@@ -311,7 +311,7 @@ func (s *RollupStore) Commit(ctx context.Context, d *rollup.Definition, b *rollu
 				return herald.Unavailable("commit rollup", err)
 			}
 		}
-		buf = appendSums(buf[:0], cur)
+		buf = rollup.AppendSums(buf[:0], cur)
 		if err := wb.Set(key, buf, nil); err != nil {
 			return herald.Unavailable("commit rollup", err)
 		}
@@ -400,7 +400,7 @@ func (s *RollupStore) ReadRows(ctx context.Context, d *rollup.Definition, rows [
 	out := make([][]int64, len(rows))
 	for i, r := range rows {
 		v, _, err := get(s.db, rowKey(d.ID, r), func(v []byte) ([]int64, error) {
-			sums, ok := decodeSums(v, len(d.Metrics))
+			sums, ok := rollup.DecodeSums(v, len(d.Metrics))
 			if !ok {
 				return nil, errors.New("rollup row: bad varint")
 			}
@@ -430,7 +430,7 @@ func (s *RollupStore) ReadPartition(ctx context.Context, d *rollup.Definition, p
 	}
 	defer it.Close()
 	for ok := it.First(); ok; ok = it.Next() {
-		sums, good := decodeSums(it.Value(), len(d.Metrics))
+		sums, good := rollup.DecodeSums(it.Value(), len(d.Metrics))
 		if !good {
 			return herald.Unavailable("read rollup", errors.New("rollup row: bad varint"))
 		}

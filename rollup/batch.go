@@ -9,7 +9,7 @@ import "time"
 type Batch struct {
 	def  *Definition
 	rows map[Row][]int64
-	ids  map[string]struct{}
+	ids  map[string]time.Time // event ID -> the event's time
 
 	Events     int // events counted
 	Duplicates int // events refused for an ID already in the batch
@@ -18,7 +18,7 @@ type Batch struct {
 
 // NewBatch returns an empty batch of d's events.
 func NewBatch(d *Definition) *Batch {
-	return &Batch{def: d, rows: map[Row][]int64{}, ids: map[string]struct{}{}}
+	return &Batch{def: d, rows: map[Row][]int64{}, ids: map[string]time.Time{}}
 }
 
 // Add counts e unless its ID is already in the batch (false then).
@@ -27,7 +27,7 @@ func (b *Batch) Add(e Event, now time.Time) bool {
 		b.Duplicates++
 		return false
 	}
-	b.ids[e.ID] = struct{}{}
+	b.ids[e.ID] = e.Time
 	b.Events++
 	b.Expired += b.def.Expand(e, now, func(r Row) {
 		sums, ok := b.rows[r]
@@ -50,6 +50,15 @@ func (b *Batch) IDs() []string {
 	out := make([]string, 0, len(b.ids))
 	for id := range b.ids {
 		out = append(out, id)
+	}
+	return out
+}
+
+// Keys returns the keys of the events counted, in no order.
+func (b *Batch) Keys() []EventKey {
+	out := make([]EventKey, 0, len(b.ids))
+	for id, at := range b.ids {
+		out = append(out, EventKey{ID: id, Time: at})
 	}
 	return out
 }

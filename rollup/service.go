@@ -338,11 +338,11 @@ func (s *Service) commit(ctx context.Context, d *Definition, events []Event, now
 	if len(events) == 0 {
 		return 0, 0, nil
 	}
-	ids := make([]string, len(events))
+	keys := make([]EventKey, len(events))
 	for i, e := range events {
-		ids[i] = e.ID
+		keys[i] = EventKey{ID: e.ID, Time: e.Time}
 	}
-	done, err := s.store.Committed(ctx, d, ids, now)
+	done, err := s.store.Committed(ctx, d, keys, now)
 	if err != nil {
 		return 0, 0, err
 	}

@@ -20,6 +20,14 @@ func IsDuplicate(err error) (*ErrDuplicate, bool) {
 	return d, ok
 }
 
+// EventKey identifies a committed event: its ID, and its time, which a
+// redelivered or retried event carries unchanged (an engine may use it to
+// find the event's record; the Cassandra engine partitions by its hour).
+type EventKey struct {
+	ID   string
+	Time time.Time
+}
+
 // Partition names the rows of one scope's values, in one bucket of one
 // period, for one dimension: the unit a top-N query reads whole. Its rows
 // are the dimension's values, so its size is bounded by the dimension's
@@ -58,9 +66,9 @@ type Store interface {
 	// events (at once or in the background); herald ENotFound if none.
 	DeleteDefinition(ctx context.Context, account, name string) error
 
-	// Committed returns which of ids are committed to rollup d and still
-	// inside its dedup window at now.
-	Committed(ctx context.Context, d *Definition, ids []string, now time.Time) (map[string]bool, error)
+	// Committed returns the IDs of those of events that are committed to
+	// rollup d and still inside its dedup window at now.
+	Committed(ctx context.Context, d *Definition, events []EventKey, now time.Time) (map[string]bool, error)
 	// Commit applies b to d's rows exactly once, atomically: if none of
 	// b's events is committed yet, every row gains b's sums and every
 	// event is recorded as committed until now + d's DedupWindow;

@@ -10,17 +10,16 @@ import (
 	"github.com/heraldmq/herald/cache"
 	"github.com/heraldmq/herald/httpapi"
 	"github.com/heraldmq/herald/metrics"
-	"github.com/heraldmq/herald/pebblestore"
 	"github.com/heraldmq/herald/rollup"
 )
 
-// openRollups returns the rollup service of the embedded engine; nil on
-// Cassandra, where rollups are not built yet (issue 14).
+// openRollups returns the rollup service on db's rollup store (both
+// engines have one); nil for a store without.
 // Its consumers of sources.queue read the queues through queues, as the
 // rollup's account; its live tiles go to cacheSvc, and rollups naming a
 // cache pattern count what events reports stored there.
 func openRollups(db cache.Store, cacheSvc *cache.Service, events *eventsWiring, queues *queueService, account string, requireIdentity bool, log *slog.Logger) *rollup.Service {
-	st, ok := db.(*pebblestore.DB)
+	st, ok := db.(interface{ Rollups() rollup.Store })
 	if !ok {
 		return nil
 	}
@@ -43,7 +42,7 @@ func openRollups(db cache.Store, cacheSvc *cache.Service, events *eventsWiring, 
 // rollup route when there is none.
 func serveRollups(h *httpapi.Server, svc *rollup.Service, reg prometheus.Registerer) {
 	if svc == nil {
-		h.HandleUnimplemented("rollups run on the embedded engine only for now (--store embedded)", "/v1/rollups", "/v1/rollups/")
+		h.HandleUnimplemented("this store keeps no rollups", "/v1/rollups", "/v1/rollups/")
 		return
 	}
 	h.SetRollups(svc)

@@ -90,6 +90,15 @@ func event(id, c, city string, plays, viewers int64) rollup.Event {
 	return rollup.Event{ID: id, Time: now.Add(-time.Hour), Values: v, Deltas: []int64{plays, viewers}}
 }
 
+// keys are the keys of events with these IDs (as event makes them).
+func keys(ids ...string) []rollup.EventKey {
+	out := make([]rollup.EventKey, len(ids))
+	for i, id := range ids {
+		out[i] = rollup.EventKey{ID: id, Time: now.Add(-time.Hour)}
+	}
+	return out
+}
+
 func (e *env) batch(d *rollup.Definition, events ...rollup.Event) *rollup.Batch {
 	b := rollup.NewBatch(d)
 	for _, ev := range events {
@@ -194,7 +203,7 @@ func testDuplicate(e *env) {
 		e.t.Fatalf("Commit of a batch holding b again: %v, want ErrDuplicate{b}", err)
 	}
 	e.wantRow(d, allRow(d, "c", ""), []int64{2, 0})
-	got, err := e.s.Committed(e.ctx, d, []string{"a", "b", "c"}, now)
+	got, err := e.s.Committed(e.ctx, d, keys("a", "b", "c"), now)
 	if err != nil || len(got) != 2 || !got["a"] || !got["b"] {
 		e.t.Fatalf("Committed = %v, %v; want a and b", got, err)
 	}
@@ -210,7 +219,7 @@ func testDedupWindow(e *env) {
 		at   time.Time
 		want bool
 	}{{now, true}, {now.Add(window - time.Millisecond), true}, {now.Add(window), false}} {
-		got, err := e.s.Committed(e.ctx, d, []string{"a"}, tc.at)
+		got, err := e.s.Committed(e.ctx, d, keys("a"), tc.at)
 		if err != nil || got["a"] != tc.want {
 			e.t.Fatalf("Committed at +%s = %v, %v; want %v", tc.at.Sub(now), got, err, tc.want)
 		}
@@ -286,7 +295,7 @@ func testDelete(e *env) {
 		e.t.Fatal(err)
 	}
 	e.wantRow(d, allRow(d, "c", ""), nil)
-	if got, err := e.s.Committed(e.ctx, d, []string{"a"}, now); err != nil || got["a"] {
+	if got, err := e.s.Committed(e.ctx, d, keys("a"), now); err != nil || got["a"] {
 		e.t.Fatalf("Committed after delete = %v, %v", got, err)
 	}
 	d2 := e.define("r")
@@ -378,6 +387,90 @@ func testTriggerFiresOnce(e *env) {
 func testTriggerConcurrent(e *env) {
 	d := e.defineWithTrigger("r", 500)
 	e.commitConcurrently(d, "")
+	if got := e.pending(d); len(got) != 1 || got[0].Total != 500 {
+		e.t.Fatalf("firings: %+v, want one, at 500", got)
+	}
+}
+
+// RunStorePair runs the cases of several nodes sharing one store: open
+// returns two stores over the same data (on the embedded engine, whose
+// one process owns its data, the same store twice).
+func RunStorePair(t *testing.T, open func(t *testing.T) (rollup.Store, rollup.Store)) {
+	t.Helper()
+	tests := []struct {
+		name string
+		fn   func(e *env, other rollup.Store)
+	}{
+		{"CommitsFromTwoNodesOnOneRowAreExact", testPairConcurrent},
+		{"EventCommittedOnOneNodeIsADuplicateOnTheOther", testPairDuplicate},
+		{"TriggerCrossedFromTwoNodesFiresOnce", testPairTrigger},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			a, b := open(t)
+			tc.fn(&env{t: t, s: a, ctx: t.Context(), account: fmt.Sprintf("%012d", time.Now().UnixNano()%1e12)}, b)
+		})
+	}
+}
+
+// commitFromBoth has five writers on each store commit 100 events each,
+// one a commit, all to channel "hot" in Paris, one play each.
+func (e *env) commitFromBoth(d *rollup.Definition, other rollup.Store) {
+	e.t.Helper()
+	var wg sync.WaitGroup
+	errs := make(chan error, 10)
+	for w := range 10 {
+		s := e.s
+		if w%2 == 1 {
+			s = other
+		}
+		wg.Go(func() {
+			for i := range 100 {
+				b := rollup.NewBatch(d)
+				b.Add(event(fmt.Sprintf("w%d-%d", w, i), "hot", "Paris", 1, 0), now)
+				if err := s.Commit(e.ctx, d, b, now); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		e.t.Fatalf("Commit: %v", err)
+	}
+}
+
+func testPairConcurrent(e *env, other rollup.Store) {
+	d := e.define("r")
+	e.commitFromBoth(d, other)
+	e.wantRow(d, allRow(d, "hot", ""), []int64{1000, 0})
+	e.wantRow(d, allRow(d, "hot", "Paris"), []int64{1000, 0})
+	got, err := other.ReadRows(e.ctx, d, []rollup.Row{allRow(d, "hot", "Paris")})
+	if err != nil || !slices.Equal(got[0], []int64{1000, 0}) {
+		e.t.Fatalf("the other node reads %v, %v; want [1000 0]", got, err)
+	}
+}
+
+func testPairDuplicate(e *env, other rollup.Store) {
+	d := e.define("r")
+	e.commit(d, event("a", "c", "", 1, 0))
+	err := other.Commit(e.ctx, d, e.batch(d, event("a", "c", "", 1, 0), event("b", "c", "", 1, 0)), now)
+	if dup, ok := rollup.IsDuplicate(err); !ok || !slices.Equal(dup.Committed, []string{"a"}) {
+		e.t.Fatalf("the other node's Commit of a again: %v, want ErrDuplicate{a}", err)
+	}
+	if err := other.Commit(e.ctx, d, e.batch(d, event("b", "c", "", 1, 0)), now); err != nil {
+		e.t.Fatal(err)
+	}
+	e.commit(d, event("c", "c", "", 1, 0)) // the first node, after the other committed
+	e.wantRow(d, allRow(d, "c", ""), []int64{3, 0})
+}
+
+func testPairTrigger(e *env, other rollup.Store) {
+	d := e.defineWithTrigger("r", 500)
+	e.commitFromBoth(d, other)
 	if got := e.pending(d); len(got) != 1 || got[0].Total != 500 {
 		e.t.Fatalf("firings: %+v, want one, at 500", got)
 	}

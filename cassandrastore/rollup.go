@@ -1,0 +1,403 @@
+package cassandrastore
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"sync"
+	"time"
+
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
+	"github.com/google/uuid"
+
+	"github.com/heraldmq/herald"
+	"github.com/heraldmq/herald/rollup"
+)
+
+// rollupStore is the Cassandra engine's rollup.Store (tables in
+// rollup_schema.go, the commit protocol in rollup_commit.go). Any number
+// of nodes may commit to one rollup: commits are serialised by a
+// lightweight transaction on the rollup's sequence number.
+type rollupStore struct {
+	st     *Store
+	serial gocql.Consistency
+
+	mu      sync.Mutex
+	writers map[uuid.UUID]*rollupWriter // this node's commit state per rollup
+	deleted sync.Map                    // rollup IDs seen deleted (never undeleted)
+
+	// failApply, when set (tests), runs between a commit's transaction
+	// and its writes: an error stops the commit there, as a node dying.
+	failApply func() error
+}
+
+// Check that rollupStore implements the contract.
+var _ rollup.Store = (*rollupStore)(nil)
+
+func newRollupStore(st *Store) *rollupStore {
+	return &rollupStore{st: st, serial: serialConsistency(st.opts.Consistency), writers: map[uuid.UUID]*rollupWriter{}}
+}
+
+// Rollups returns the rollup store on the same connection.
+func (st *Store) Rollups() rollup.Store { return st.rollups }
+
+// Shards of the rollup tables.
+const (
+	rollupEventShards  = 16
+	rollupFiredShards  = 16
+	rollupOutboxShards = 16
+	rollupReadWorkers  = 32 // concurrent queries of one call
+)
+
+func stringShard(s string, n int) int {
+	h := fnv.New32a()
+	h.Write([]byte(s))
+	return int(h.Sum32() % uint32(n))
+}
+
+func (rs *rollupStore) ks() string { return rs.st.opts.Keyspace }
+
+func (rs *rollupStore) cql(format string) string { return fmt.Sprintf(format, rs.ks()) }
+
+func notFoundRollup(account, name string) error {
+	return herald.Errorf(herald.ENotFound, "rollup %s/%s does not exist", account, herald.Clip(name))
+}
+
+func decodeRollupDef(b []byte) (*rollup.Definition, error) {
+	var d rollup.Definition
+	if err := json.Unmarshal(b, &d); err != nil {
+		return nil, err
+	}
+	if err := d.Normalize(); err != nil {
+		return nil, err
+	}
+	return &d, nil
+}
+
+// PutDefinition writes the definition and creates the rollup's sequence
+// (IF NOT EXISTS: a replaced definition keeps its ID and its sequence).
+func (rs *rollupStore) PutDefinition(ctx context.Context, d *rollup.Definition) error {
+	const op = "put rollup"
+	c, err := rs.st.enter(ctx, op)
+	if err != nil {
+		return err
+	}
+	body, err := json.Marshal(d)
+	if err != nil {
+		return herald.Errorf(herald.EInternal, "encode rollup definition: %v", err)
+	}
+	if err := rs.createSeq(ctx, c, d.ID); err != nil {
+		return herald.Unavailable(op, err)
+	}
+	err = c.s.Query(rs.cql(`INSERT INTO %s.rollup_defs (account, name, id, body) VALUES (?, ?, ?, ?)`),
+		d.Account, d.Name, cqlUUID(d.ID), body).WithContext(ctx).Exec()
+	if err != nil {
+		return herald.Unavailable(op, err)
+	}
+	return nil
+}
+
+// createSeq creates rollup id's sequence at 0 unless it exists.
+func (rs *rollupStore) createSeq(ctx context.Context, c *conn, id uuid.UUID) error {
+	_, err := c.s.Query(rs.cql(`INSERT INTO %s.rollup_seq (rollup_id, seq, nonce, deleted) VALUES (?, 0, ?, false) IF NOT EXISTS`),
+		cqlUUID(id), cqlUUID(uuid.Nil)).SerialConsistency(rs.serial).WithContext(ctx).MapScanCAS(map[string]any{})
+	return err
+}
+
+func (rs *rollupStore) GetDefinition(ctx context.Context, account, name string) (*rollup.Definition, error) {
+	const op = "get rollup"
+	c, err := rs.st.enter(ctx, op)
+	if err != nil {
+		return nil, err
+	}
+	var body []byte
+	err = c.s.Query(rs.cql(`SELECT body FROM %s.rollup_defs WHERE account = ? AND name = ?`), account, name).
+		WithContext(ctx).Scan(&body)
+	switch {
+	case err == gocql.ErrNotFound:
+		return nil, notFoundRollup(account, name)
+	case err != nil:
+		return nil, herald.Unavailable(op, err)
+	}
+	d, err := decodeRollupDef(body)
+	if err != nil {
+		return nil, herald.Unavailable(op, err)
+	}
+	return d, nil
+}
+
+func (rs *rollupStore) ListDefinitions(ctx context.Context, account, after string, limit int) ([]*rollup.Definition, error) {
+	const op = "list rollups"
+	c, err := rs.st.enter(ctx, op)
+	if err != nil {
+		return nil, err
+	}
+	it := c.s.Query(rs.cql(`SELECT body FROM %s.rollup_defs WHERE account = ? AND name > ? LIMIT ?`), account, after, limit).
+		WithContext(ctx).PageSize(pageSize(limit)).Iter()
+	return rs.scanDefs(op, it, nil)
+}
+
+// scanDefs decodes the bodies it reads, keeping those keep accepts (all
+// when nil).
+func (rs *rollupStore) scanDefs(op string, it *gocql.Iter, keep func(*rollup.Definition) bool) ([]*rollup.Definition, error) {
+	var out []*rollup.Definition
+	var body []byte
+	for it.Scan(&body) {
+		d, err := decodeRollupDef(body)
+		if err != nil {
+			it.Close()
+			return nil, herald.Unavailable(op, err)
+		}
+		if keep == nil || keep(d) {
+			out = append(out, d)
+		}
+	}
+	if err := it.Close(); err != nil {
+		return nil, herald.Unavailable(op, err)
+	}
+	return out, nil
+}
+
+// Sources reads every definition (a full scan of a small table: at most
+// MaxDefinitions per account) and keeps those naming a source.
+func (rs *rollupStore) Sources(ctx context.Context) ([]*rollup.Definition, error) {
+	const op = "rollup sources"
+	c, err := rs.st.enter(ctx, op)
+	if err != nil {
+		return nil, err
+	}
+	it := c.s.Query(rs.cql(`SELECT body FROM %s.rollup_defs`)).WithContext(ctx).PageSize(500).Iter()
+	return rs.scanDefs(op, it, func(d *rollup.Definition) bool {
+		return d.Sources.Queue != "" || d.Sources.CachePattern != "" || d.Sources.AMQPRoutingKey != ""
+	})
+}
+
+// DeleteDefinition removes the definition, then marks the rollup's
+// sequence deleted: no commit to it succeeds after that, and reads of its
+// rows and events find nothing. Its rows stay until their buckets' TTL
+// (all-time rows stay: a known leftover, see docs/rollups.md).
+func (rs *rollupStore) DeleteDefinition(ctx context.Context, account, name string) error {
+	const op = "delete rollup"
+	d, err := rs.GetDefinition(ctx, account, name)
+	if err != nil {
+		return err
+	}
+	c, err := rs.st.enter(ctx, op)
+	if err != nil {
+		return err
+	}
+	if err := c.s.Query(rs.cql(`DELETE FROM %s.rollup_defs WHERE account = ? AND name = ?`), account, name).WithContext(ctx).Exec(); err != nil {
+		return herald.Unavailable(op, err)
+	}
+	_, err = c.s.Query(rs.cql(`UPDATE %s.rollup_seq SET deleted = true WHERE rollup_id = ? IF EXISTS`), cqlUUID(d.ID)).
+		SerialConsistency(rs.serial).WithContext(ctx).MapScanCAS(map[string]any{})
+	if err != nil {
+		return herald.Unavailable(op, err)
+	}
+	rs.deleted.Store(d.ID, true)
+	rs.mu.Lock()
+	delete(rs.writers, d.ID)
+	rs.mu.Unlock()
+	return nil
+}
+
+// isDeleted reports whether rollup id was deleted (remembered once seen).
+func (rs *rollupStore) isDeleted(ctx context.Context, c *conn, id uuid.UUID) (bool, error) {
+	if _, ok := rs.deleted.Load(id); ok {
+		return true, nil
+	}
+	var deleted bool
+	err := c.s.Query(rs.cql(`SELECT deleted FROM %s.rollup_seq WHERE rollup_id = ?`), cqlUUID(id)).WithContext(ctx).Scan(&deleted)
+	switch {
+	case err == gocql.ErrNotFound:
+		return false, nil
+	case err != nil:
+		return false, err
+	}
+	if deleted {
+		rs.deleted.Store(id, true)
+	}
+	return deleted, nil
+}
+
+// eventHour is the hour of an event's time, its record's partition.
+func eventHour(t time.Time) int64 { return t.Truncate(time.Hour).Unix() }
+
+// committedIDs returns which of events are recorded as committed to d and
+// unexpired at now, reading each (hour, shard) partition once per 100 IDs.
+func (rs *rollupStore) committedIDs(ctx context.Context, c *conn, d *rollup.Definition, events []rollup.EventKey, now time.Time) (map[string]bool, error) {
+	type part struct {
+		hour  int64
+		shard int
+	}
+	groups := map[part][]string{}
+	for _, e := range events {
+		p := part{eventHour(e.Time), stringShard(e.ID, rollupEventShards)}
+		groups[p] = append(groups[p], e.ID)
+	}
+	type query struct {
+		p   part
+		ids []string
+	}
+	var qs []query
+	for p, ids := range groups {
+		for len(ids) > 0 {
+			n := min(len(ids), 100)
+			qs = append(qs, query{p, ids[:n]})
+			ids = ids[n:]
+		}
+	}
+	var mu sync.Mutex
+	out := map[string]bool{}
+	nowMs := now.UnixMilli()
+	err := parallel(len(qs), rollupReadWorkers, func(i int) error {
+		q := qs[i]
+		it := c.s.Query(rs.cql(`SELECT event_id, expires_ms FROM %s.rollup_events WHERE rollup_id = ? AND hour = ? AND shard = ? AND event_id IN ?`),
+			cqlUUID(d.ID), q.p.hour, q.p.shard, q.ids).WithContext(ctx).Iter()
+		var id string
+		var exp int64
+		for it.Scan(&id, &exp) {
+			if exp > nowMs {
+				mu.Lock()
+				out[id] = true
+				mu.Unlock()
+			}
+		}
+		return it.Close()
+	})
+	return out, err
+}
+
+func (rs *rollupStore) Committed(ctx context.Context, d *rollup.Definition, events []rollup.EventKey, now time.Time) (map[string]bool, error) {
+	const op = "rollup events"
+	c, err := rs.st.enter(ctx, op)
+	if err != nil {
+		return nil, err
+	}
+	if deleted, err := rs.isDeleted(ctx, c, d.ID); err != nil || deleted {
+		if err != nil {
+			return nil, herald.Unavailable(op, err)
+		}
+		return map[string]bool{}, nil
+	}
+	out, err := rs.committedIDs(ctx, c, d, events, now)
+	if err != nil {
+		return nil, herald.Unavailable(op, err)
+	}
+	return out, nil
+}
+
+// readRow reads the sums of row r of d; nil if it does not exist.
+func (rs *rollupStore) readRow(ctx context.Context, c *conn, d *rollup.Definition, r rollup.Row) ([]int64, error) {
+	var b []byte
+	err := c.s.Query(rs.cql(`SELECT sums FROM %s.rollup_rows WHERE rollup_id = ? AND scope = ? AND skey = ? AND unit = ? AND bucket = ? AND dim = ? AND value = ?`),
+		cqlUUID(d.ID), r.Scope, r.Key, string(r.Unit), r.Bucket, r.Dim, r.Value).WithContext(ctx).Scan(&b)
+	switch {
+	case err == gocql.ErrNotFound:
+		return nil, nil
+	case err != nil:
+		return nil, err
+	}
+	sums, ok := rollup.DecodeSums(b, len(d.Metrics))
+	if !ok {
+		return nil, fmt.Errorf("rollup row: bad varint")
+	}
+	return sums, nil
+}
+
+func (rs *rollupStore) ReadRows(ctx context.Context, d *rollup.Definition, rows []rollup.Row) ([][]int64, error) {
+	const op = "read rollup"
+	c, err := rs.st.enter(ctx, op)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]int64, len(rows))
+	if deleted, err := rs.isDeleted(ctx, c, d.ID); err != nil || deleted {
+		if err != nil {
+			return nil, herald.Unavailable(op, err)
+		}
+		return out, nil
+	}
+	err = parallel(len(rows), rollupReadWorkers, func(i int) error {
+		v, err := rs.readRow(ctx, c, d, rows[i])
+		out[i] = v
+		return err
+	})
+	if err != nil {
+		return nil, herald.Unavailable(op, err)
+	}
+	return out, nil
+}
+
+func (rs *rollupStore) ReadPartition(ctx context.Context, d *rollup.Definition, p rollup.Partition, after string, f func(string, []int64) bool) error {
+	const op = "read rollup"
+	c, err := rs.st.enter(ctx, op)
+	if err != nil {
+		return err
+	}
+	if deleted, err := rs.isDeleted(ctx, c, d.ID); err != nil || deleted {
+		if err != nil {
+			return herald.Unavailable(op, err)
+		}
+		return nil
+	}
+	it := c.s.Query(rs.cql(`SELECT value, sums FROM %s.rollup_rows WHERE rollup_id = ? AND scope = ? AND skey = ? AND unit = ? AND bucket = ? AND dim = ? AND value > ?`),
+		cqlUUID(d.ID), p.Scope, p.Key, string(p.Unit), p.Bucket, p.Dim, after).WithContext(ctx).PageSize(1000).Iter()
+	var value string
+	var b []byte
+	for it.Scan(&value, &b) {
+		sums, ok := rollup.DecodeSums(b, len(d.Metrics))
+		if !ok {
+			it.Close()
+			return herald.Unavailable(op, fmt.Errorf("rollup row: bad varint"))
+		}
+		if !f(value, sums) {
+			break
+		}
+	}
+	if err := it.Close(); err != nil {
+		return herald.Unavailable(op, err)
+	}
+	return nil
+}
+
+func (rs *rollupStore) PendingFirings(ctx context.Context, limit int) ([]rollup.Firing, error) {
+	const op = "rollup firings"
+	c, err := rs.st.enter(ctx, op)
+	if err != nil {
+		return nil, err
+	}
+	var out []rollup.Firing
+	for shard := 0; shard < rollupOutboxShards && len(out) < limit; shard++ {
+		it := c.s.Query(rs.cql(`SELECT body FROM %s.rollup_outbox WHERE shard = ? LIMIT ?`), shard, limit-len(out)).WithContext(ctx).Iter()
+		var b []byte
+		for it.Scan(&b) {
+			var f rollup.Firing
+			if err := json.Unmarshal(b, &f); err != nil {
+				it.Close()
+				return nil, herald.Unavailable(op, err)
+			}
+			out = append(out, f)
+		}
+		if err := it.Close(); err != nil {
+			return nil, herald.Unavailable(op, err)
+		}
+	}
+	return out, nil
+}
+
+// FiringDone deletes the firing from the outbox, with the server's
+// timestamp: larger than any commit's, so a late re-apply of the commit
+// that recorded it never brings it back.
+func (rs *rollupStore) FiringDone(ctx context.Context, id string) error {
+	const op = "rollup firings"
+	c, err := rs.st.enter(ctx, op)
+	if err != nil {
+		return err
+	}
+	if err := c.s.Query(rs.cql(`DELETE FROM %s.rollup_outbox WHERE shard = ? AND id = ?`), stringShard(id, rollupOutboxShards), id).WithContext(ctx).Exec(); err != nil {
+		return herald.Unavailable(op, err)
+	}
+	return nil
+}

@@ -1,0 +1,452 @@
+package cassandrastore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"time"
+
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
+	"github.com/google/uuid"
+
+	"github.com/heraldmq/herald"
+	"github.com/heraldmq/herald/rollup"
+)
+
+// The commit protocol. Every commit to a rollup has a number, its seq: the
+// rollup's row in rollup_seq holds the last one and the nonce naming its
+// record. A node commits a Batch as commit n+1 thus:
+//
+//  1. It knows commit n is applied: every write of commits 1..n landed.
+//     (It applied n itself, or read rollup_applied, or applied n's record.)
+//  2. It reads the batch's events from rollup_events: any committed is an
+//     ErrDuplicate. It reads the rows the batch touches (from its cache
+//     when it holds them as of commit n) and adds the batch's sums: the new
+//     absolute values.
+//  3. It writes the record of commit n+1 (rollupBody: those values, the
+//     event IDs, the firings) under a fresh nonce in rollup_pending.
+//  4. The commit point: UPDATE rollup_seq SET seq = n+1, nonce = N
+//     IF seq = n AND nonce = (n's) AND deleted = false. If another node
+//     committed n+1 first, nothing of this attempt counts: the node brings
+//     itself up to date (sync) and starts again at 1.
+//  5. It applies the record: the rows' values, the event records, the
+//     firings, all USING TIMESTAMP n+1, then rollup_applied = n+1.
+//
+// Why it is exact: commits are totally ordered by the transaction, and
+// commit n+1's values are those of commit n plus the batch, read after
+// every earlier commit landed (1). A write of an older commit landing late
+// (a retry, a node paused, a record applied twice) carries an older
+// timestamp and loses to the newer value on every cell, whatever order the
+// writes arrive in. A node that dies between 4 and 5 leaves its record for
+// the next committer to apply (sync); until then those events are
+// committed but their counts not yet visible. The events of a batch whose
+// transaction failed are recorded nowhere, so a retry counts them; those
+// of a transaction whose outcome is unknown (a timeout) are either in the
+// record that became commit n+1, and found committed by the retry, or in
+// none.
+//
+// Cassandra counters are not used: see rollup_schema.go.
+
+// pendingTTL is how long a commit's record is kept: far longer than any
+// gap between a commit and the next one that would apply it.
+const pendingTTL = 30 * 24 * time.Hour
+
+// maxCatchUp is how many records a node reads to bring its row cache up to
+// date after other nodes committed; past it, the cache starts over.
+const maxCatchUp = 32
+
+// commitPatience bounds how long one Commit keeps trying while other
+// nodes win the transaction; after each loss it waits a random time of
+// up to 2 ms doubling to 100 ms, so that a node committing back to back
+// cannot starve another for long.
+const commitPatience = 30 * time.Second
+
+// lossBackoff is the most a Commit waits after its attempt-th loss.
+func lossBackoff(attempt int) time.Duration {
+	if attempt >= 6 {
+		return 100 * time.Millisecond
+	}
+	return 2 * time.Millisecond << attempt
+}
+
+// maxWriterRows bounds one rollup's row cache on a node.
+const maxWriterRows = 1 << 19
+
+// rollupWriter is this node's commit state of one rollup.
+type rollupWriter struct {
+	mu sync.Mutex // one commit of the rollup at a time on this node
+	// known: seq and nonce are the last commit, applied, and rows hold
+	// the values as of it of every row they have.
+	known bool
+	seq   int64
+	nonce uuid.UUID
+	rows  map[rollup.Row][]int64
+}
+
+func (rs *rollupStore) writer(id uuid.UUID) *rollupWriter {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	w := rs.writers[id]
+	if w == nil {
+		w = &rollupWriter{rows: map[rollup.Row][]int64{}}
+		rs.writers[id] = w
+	}
+	return w
+}
+
+func (rs *rollupStore) Commit(ctx context.Context, d *rollup.Definition, b *rollup.Batch, now time.Time) error {
+	const op = "commit rollup"
+	c, err := rs.st.enter(ctx, op)
+	if err != nil {
+		return err
+	}
+	w := rs.writer(d.ID)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	keys := b.Keys()
+	giveUp := time.Now().Add(commitPatience)
+	for attempt := 0; ; attempt++ {
+		if attempt > 0 {
+			if time.Now().After(giveUp) {
+				return herald.Errorf(herald.EUnavailable, "rollup %s: other nodes kept committing first; retry", d.Name)
+			}
+			if err := sleepCtx(ctx, time.Duration(rand.Int64N(int64(lossBackoff(attempt))))); err != nil {
+				return herald.Unavailable(op, err)
+			}
+		}
+		if !w.known {
+			if err := rs.sync(ctx, c, d, w); err != nil {
+				return err
+			}
+		}
+		done, err := rs.committedIDs(ctx, c, d, keys, now)
+		if err != nil {
+			return herald.Unavailable(op, err)
+		}
+		if len(done) > 0 {
+			dup := &rollup.ErrDuplicate{}
+			for id := range done {
+				dup.Committed = append(dup.Committed, id)
+			}
+			slices.Sort(dup.Committed)
+			return dup
+		}
+		body, err := rs.prepare(ctx, c, d, w, b, keys, now)
+		if err != nil {
+			return herald.Unavailable(op, err)
+		}
+		enc, err := body.encode()
+		if err != nil {
+			return herald.Errorf(herald.EInternal, "encode rollup commit: %v", err)
+		}
+		next, nonce := w.seq+1, uuid.New()
+		err = c.s.Query(rs.cql(`INSERT INTO %s.rollup_pending (rollup_id, seq, nonce, body) VALUES (?, ?, ?, ?) USING TTL ?`),
+			cqlUUID(d.ID), next, cqlUUID(nonce), enc, int(pendingTTL/time.Second)).WithContext(ctx).Exec()
+		if err != nil {
+			return herald.Unavailable(op, err)
+		}
+		cur := map[string]any{}
+		applied, err := c.s.Query(rs.cql(`UPDATE %s.rollup_seq SET seq = ?, nonce = ? WHERE rollup_id = ? IF seq = ? AND nonce = ? AND deleted = false`),
+			next, cqlUUID(nonce), cqlUUID(d.ID), w.seq, cqlUUID(w.nonce)).SerialConsistency(rs.serial).Idempotent(false).WithContext(ctx).MapScanCAS(cur)
+		if err != nil {
+			w.known = false // the outcome is unknown: sync finds out
+			return herald.Unavailable(op, err)
+		}
+		if !applied {
+			w.known = false
+			if del, _ := cur["deleted"].(bool); del {
+				return notFoundRollup(d.Account, d.Name)
+			}
+			// Another node committed: catch up to the commit the
+			// transaction read (as a serial read would), start again.
+			seq, ok1 := cur["seq"].(int64)
+			n, ok2 := cur["nonce"].(gocql.UUID)
+			if ok1 && ok2 {
+				if err := rs.advance(ctx, c, d, w, seq, uuid.UUID(n)); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		w.seq, w.nonce = next, nonce
+		w.cacheRows(body) // commit next's values, whether or not they landed yet
+		if rs.failApply != nil {
+			if err := rs.failApply(); err != nil {
+				w.known = false
+				return herald.Unavailable(op, err)
+			}
+		}
+		if err := rs.apply(ctx, c, d, next, body); err != nil {
+			w.known = false // the next commit (here or elsewhere) applies it
+			return herald.Unavailable(op, err)
+		}
+		return nil
+	}
+}
+
+// cacheRows takes a commit's row values into w's cache.
+func (w *rollupWriter) cacheRows(body *rollupBody) {
+	if len(w.rows)+len(body.rows) > maxWriterRows {
+		clear(w.rows)
+	}
+	for _, r := range body.rows {
+		w.rows[r.row] = r.sums
+	}
+}
+
+// prepare computes the record of a commit of b after w's last commit: the
+// rows' new absolute values (each row read unless w caches it), the event
+// records and the firings of the crossings that never fired.
+func (rs *rollupStore) prepare(ctx context.Context, c *conn, d *rollup.Definition, w *rollupWriter, b *rollup.Batch, keys []rollup.EventKey, now time.Time) (*rollupBody, error) {
+	body := &rollupBody{prev: w.nonce, rows: make([]bodyRow, 0, b.Len())}
+	var missing []int
+	for row, sums := range b.Rows() {
+		if _, ok := w.rows[row]; !ok {
+			missing = append(missing, len(body.rows))
+		}
+		body.rows = append(body.rows, bodyRow{row: row, sums: sums})
+	}
+	read := make([][]int64, len(missing))
+	err := parallel(len(missing), rollupReadWorkers, func(i int) error {
+		v, err := rs.readRow(ctx, c, d, body.rows[missing[i]].row)
+		read[i] = v
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	old := make([][]int64, len(body.rows))
+	for i, r := range body.rows {
+		old[i] = w.rows[r.row]
+	}
+	for i, j := range missing {
+		old[j] = read[i]
+	}
+	n := len(d.Metrics)
+	var crossings []rollup.Firing
+	for i := range body.rows {
+		cur := make([]int64, n)
+		copy(cur, old[i])
+		for k, x := range body.rows[i].sums {
+			cur[k] += x
+		}
+		if d.HasTriggers() {
+			crossings = append(crossings, d.Crossings(body.rows[i].row, old[i], cur, now)...)
+		}
+		body.rows[i].sums = cur // the batch's sums are not changed: cur is new
+	}
+	if len(crossings) > 0 {
+		fired := make([]bool, len(crossings))
+		err := parallel(len(crossings), rollupReadWorkers, func(i int) error {
+			id := crossings[i].ID
+			err := c.s.Query(rs.cql(`SELECT id FROM %s.rollup_fired WHERE rollup_id = ? AND shard = ? AND id = ?`),
+				cqlUUID(d.ID), stringShard(id, rollupFiredShards), id).WithContext(ctx).Scan(&id)
+			switch {
+			case err == nil:
+				fired[i] = true
+			case err != gocql.ErrNotFound:
+				return err
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		for i, f := range crossings {
+			if !fired[i] {
+				body.firings = append(body.firings, f)
+			}
+		}
+	}
+	expMs := now.Add(time.Duration(d.DedupWindow)).UnixMilli()
+	body.events = make([]bodyEvent, len(keys))
+	for i, k := range keys {
+		body.events[i] = bodyEvent{id: k.ID, hour: eventHour(k.Time), expiresMs: expMs}
+	}
+	return body, nil
+}
+
+// sync brings w up to date with the rollup's last commit, which it reads
+// with a serial read (advance does the rest).
+func (rs *rollupStore) sync(ctx context.Context, c *conn, d *rollup.Definition, w *rollupWriter) error {
+	const op = "commit rollup"
+	var seq int64
+	var cqlNonce gocql.UUID
+	var deleted bool
+	read := func() error {
+		return c.s.Query(rs.cql(`SELECT seq, nonce, deleted FROM %s.rollup_seq WHERE rollup_id = ?`), cqlUUID(d.ID)).
+			Consistency(rs.serial).WithContext(ctx).Scan(&seq, &cqlNonce, &deleted)
+	}
+	err := read()
+	if err == gocql.ErrNotFound { // defined before rollups ran on Cassandra, or the put's sequence write failed
+		if err = rs.createSeq(ctx, c, d.ID); err == nil {
+			err = read()
+		}
+	}
+	if err != nil {
+		return herald.Unavailable(op, err)
+	}
+	if deleted {
+		return notFoundRollup(d.Account, d.Name)
+	}
+	return rs.advance(ctx, c, d, w, seq, uuid.UUID(cqlNonce))
+}
+
+// advance brings w to commit seq named nonce, the rollup's last as a
+// serial read or a transaction found it: it applies that commit's record
+// unless rollup_applied says it landed, and brings w's row cache forward
+// from the records of the commits since w's (or empties it).
+func (rs *rollupStore) advance(ctx context.Context, c *conn, d *rollup.Definition, w *rollupWriter, seq int64, nonce uuid.UUID) error {
+	const op = "commit rollup"
+	var applied int64
+	err := c.s.Query(rs.cql(`SELECT seq FROM %s.rollup_applied WHERE rollup_id = ?`), cqlUUID(d.ID)).WithContext(ctx).Scan(&applied)
+	if err != nil && err != gocql.ErrNotFound {
+		return herald.Unavailable(op, err)
+	}
+	// The records since w's last known commit, newest first, when few.
+	var chain []*rollupBody
+	complete := false
+	if seq-w.seq <= maxCatchUp {
+		at, n := seq, nonce
+		for at > w.seq {
+			body, err := rs.readBody(ctx, c, d.ID, at, n)
+			if err != nil {
+				return herald.Unavailable(op, err)
+			}
+			if body == nil {
+				break
+			}
+			chain = append(chain, body)
+			at, n = at-1, body.prev
+		}
+		complete = at == w.seq && n == w.nonce
+	}
+	if seq > applied {
+		var last *rollupBody
+		if len(chain) > 0 {
+			last = chain[0]
+		} else if last, err = rs.readBody(ctx, c, d.ID, seq, nonce); err != nil {
+			return herald.Unavailable(op, err)
+		}
+		if last == nil {
+			rs.st.opts.Logger.Warn("rollup: the record of the last commit is gone (older than its TTL); taking it as applied",
+				"rollup", d.ID, "seq", seq)
+		} else if err := rs.apply(ctx, c, d, seq, last); err != nil {
+			return herald.Unavailable(op, err)
+		}
+	}
+	if !complete {
+		clear(w.rows)
+	} else {
+		for i := len(chain) - 1; i >= 0; i-- {
+			w.cacheRows(chain[i])
+		}
+	}
+	w.seq, w.nonce, w.known = seq, nonce, true
+	return nil
+}
+
+// readBody reads the record of commit seq named nonce; nil if none.
+func (rs *rollupStore) readBody(ctx context.Context, c *conn, id uuid.UUID, seq int64, nonce uuid.UUID) (*rollupBody, error) {
+	var b []byte
+	err := c.s.Query(rs.cql(`SELECT body FROM %s.rollup_pending WHERE rollup_id = ? AND seq = ? AND nonce = ?`), cqlUUID(id), seq, cqlUUID(nonce)).
+		WithContext(ctx).Scan(&b)
+	switch {
+	case err == gocql.ErrNotFound:
+		return nil, nil
+	case err != nil:
+		return nil, err
+	}
+	return decodeBody(b)
+}
+
+// maxTTL is Cassandra's largest TTL (20 years).
+const maxTTL = 630720000
+
+// bucketTTL is the TTL in seconds of what belongs to bucket start of unit
+// u in d (a row, a firing): until the bucket's retention ends after it.
+// 0 is none (all-time); expired is true when that end has passed.
+func bucketTTL(d *rollup.Definition, u rollup.Unit, start time.Time, wall time.Time) (ttl int, expired bool) {
+	if u == rollup.All {
+		return 0, false
+	}
+	var keep time.Duration
+	for _, p := range d.Periods {
+		if p.Unit == u {
+			keep = time.Duration(p.Retention)
+		}
+	}
+	left := u.Next(start.In(d.Location())).Add(keep).Sub(wall)
+	if left <= 0 {
+		return 0, true
+	}
+	return int(min(left/time.Second+1, maxTTL)), false
+}
+
+// apply writes the record of commit seq, every cell USING TIMESTAMP seq,
+// then marks it applied.
+func (rs *rollupStore) apply(ctx context.Context, c *conn, d *rollup.Definition, seq int64, body *rollupBody) error {
+	wall := rs.st.opts.Now()
+	var ws writeSet
+	for _, r := range body.rows {
+		ttl, expired := bucketTTL(d, r.row.Unit, time.Unix(r.row.Bucket, 0), wall)
+		if expired {
+			continue
+		}
+		part := fmt.Sprintf("r%d\x00%s\x00%s\x00%d\x00%d", r.row.Scope, r.row.Key, r.row.Unit, r.row.Bucket, r.row.Dim)
+		ws.add(part, rs.cql(`UPDATE %s.rollup_rows USING TTL ? AND TIMESTAMP ? SET sums = ? WHERE rollup_id = ? AND scope = ? AND skey = ? AND unit = ? AND bucket = ? AND dim = ? AND value = ?`),
+			ttl, seq, rollup.AppendSums(nil, r.sums), cqlUUID(d.ID), r.row.Scope, r.row.Key, string(r.row.Unit), r.row.Bucket, r.row.Dim, r.row.Value)
+	}
+	wallMs := wall.UnixMilli()
+	for _, e := range body.events {
+		ttl := max((e.expiresMs-wallMs)/1000+3600, 60)
+		shard := stringShard(e.id, rollupEventShards)
+		ws.add(fmt.Sprintf("e%d\x00%d", e.hour, shard), rs.cql(`INSERT INTO %s.rollup_events (rollup_id, hour, shard, event_id, expires_ms) VALUES (?, ?, ?, ?, ?) USING TTL ? AND TIMESTAMP ?`),
+			cqlUUID(d.ID), e.hour, shard, e.id, e.expiresMs, int(min(ttl, maxTTL)), seq)
+	}
+	for _, f := range body.firings {
+		ttl, expired := bucketTTL(d, f.Unit, f.Bucket, wall)
+		if expired {
+			ttl = 3600 // a crossing of a bucket already gone: publish it, remember it a while
+		}
+		j, err := jsonFiring(f)
+		if err != nil {
+			return err
+		}
+		fshard := stringShard(f.ID, rollupFiredShards)
+		ws.add(fmt.Sprintf("f%d", fshard), rs.cql(`INSERT INTO %s.rollup_fired (rollup_id, shard, id) VALUES (?, ?, ?) USING TTL ? AND TIMESTAMP ?`),
+			cqlUUID(d.ID), fshard, f.ID, ttl, seq)
+		oshard := stringShard(f.ID, rollupOutboxShards)
+		ws.add(fmt.Sprintf("o%d", oshard), rs.cql(`INSERT INTO %s.rollup_outbox (shard, id, body) VALUES (?, ?, ?) USING TIMESTAMP ?`),
+			oshard, f.ID, j, seq)
+	}
+	if err := c.execN(ctx, &ws, rollupReadWorkers); err != nil {
+		return err
+	}
+	return c.s.Query(rs.cql(`UPDATE %s.rollup_applied USING TIMESTAMP ? SET seq = ? WHERE rollup_id = ?`), seq, seq, cqlUUID(d.ID)).WithContext(ctx).Exec()
+}
+
+var errNoFiring = errors.New("rollup firing without an ID")
+
+func jsonFiring(f rollup.Firing) ([]byte, error) {
+	if f.ID == "" {
+		return nil, errNoFiring
+	}
+	return json.Marshal(f)
+}
+
+// sleepCtx waits for d or until ctx ends.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

@@ -1,0 +1,104 @@
+package cassandrastore
+
+// The rollup tables, created with the others (ensureSchema). A rollup's
+// rows, events and commit log are keyed by its definition's ID, never
+// reused, so a rollup defined again starts empty.
+//
+// Commits are serialised per rollup by rollup_seq, a lightweight
+// transaction per commit (rollup_commit.go has the protocol): each row of
+// rollup_rows holds an absolute value written USING TIMESTAMP of the
+// commit's sequence number, so a late or repeated write of an older commit
+// never overwrites a newer value. No table uses the counter type: a counter
+// update retried after a timeout may have applied, and counters take no
+// TTL.
+var rollupTableDefs = []struct{ name, cql string }{
+	// Definitions by account and name (at most MaxDefinitions per
+	// account, 1,000 by default); body is the definition as JSON.
+	{"rollup_defs", `CREATE TABLE IF NOT EXISTS %[1]s.rollup_defs (
+		account text,
+		name text,
+		id uuid,
+		body blob,
+		PRIMARY KEY (account, name)
+	) WITH CLUSTERING ORDER BY (name ASC) AND ` + leveled},
+
+	// The commit sequence of each rollup: seq is the number of the last
+	// commit and nonce names its record in rollup_pending. Written only
+	// by lightweight transactions (insert IF NOT EXISTS, a commit's
+	// UPDATE ... IF seq = ? AND nonce = ? AND deleted = false, a delete's
+	// UPDATE ... IF EXISTS).
+	{"rollup_seq", `CREATE TABLE IF NOT EXISTS %[1]s.rollup_seq (
+		rollup_id uuid PRIMARY KEY,
+		seq bigint,
+		nonce uuid,
+		deleted boolean
+	) WITH ` + leveled},
+
+	// The last commit whose writes all landed, written USING TIMESTAMP
+	// seq once they did (so it only ever grows).
+	{"rollup_applied", `CREATE TABLE IF NOT EXISTS %[1]s.rollup_applied (
+		rollup_id uuid PRIMARY KEY,
+		seq bigint
+	) WITH ` + leveled},
+
+	// Each commit's writes (rollupBody), written before its transaction
+	// and kept for pendingTTL, so that whoever commits next can apply
+	// them if their committer did not, and other writers can bring their
+	// row caches up to date. One partition per record.
+	{"rollup_pending", `CREATE TABLE IF NOT EXISTS %[1]s.rollup_pending (
+		rollup_id uuid,
+		seq bigint,
+		nonce uuid,
+		body blob,
+		PRIMARY KEY ((rollup_id, seq, nonce))
+	) WITH ` + twcsDaily},
+
+	// Counter rows: a partition is one scope's values in one bucket of one
+	// period for one dimension, so its size is bounded by the dimension's
+	// cardinality; its rows are the dimension's values in byte order (a
+	// top-N query reads one partition per bucket). sums are zigzag
+	// varints, one per metric. Rows expire with their bucket's retention
+	// (TTL); all-time rows do not.
+	{"rollup_rows", `CREATE TABLE IF NOT EXISTS %[1]s.rollup_rows (
+		rollup_id uuid,
+		scope int,
+		skey text,
+		unit text,
+		bucket bigint,
+		dim int,
+		value text,
+		sums blob,
+		PRIMARY KEY ((rollup_id, scope, skey, unit, bucket, dim), value)
+	) WITH CLUSTERING ORDER BY (value ASC) AND ` + leveled},
+
+	// Committed events, by the hour of the event's time and one of
+	// rollupEventShards shards of its ID (so a partition holds at most an
+	// hour of one rollup's events over the shards), until the dedup
+	// window ends (expires_ms, and a TTL a little longer).
+	{"rollup_events", `CREATE TABLE IF NOT EXISTS %[1]s.rollup_events (
+		rollup_id uuid,
+		hour bigint,
+		shard int,
+		event_id text,
+		expires_ms bigint,
+		PRIMARY KEY ((rollup_id, hour, shard), event_id)
+	) WITH ` + twcsDaily},
+
+	// Trigger crossings that fired (each firing ID once ever; kept as
+	// long as the crossing's bucket).
+	{"rollup_fired", `CREATE TABLE IF NOT EXISTS %[1]s.rollup_fired (
+		rollup_id uuid,
+		shard int,
+		id text,
+		PRIMARY KEY ((rollup_id, shard), id)
+	) WITH ` + leveled},
+
+	// Firings not yet published, over rollupOutboxShards partitions;
+	// deleted once published.
+	{"rollup_outbox", `CREATE TABLE IF NOT EXISTS %[1]s.rollup_outbox (
+		shard int,
+		id text,
+		body blob,
+		PRIMARY KEY (shard, id)
+	) WITH ` + leveled},
+}

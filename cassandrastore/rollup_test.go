@@ -1,0 +1,129 @@
+package cassandrastore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/heraldmq/herald/rollup"
+)
+
+// testRollup stores a new rollup (channel scope, plays, city, all-time
+// and day periods) in st and returns it.
+func testRollup(t *testing.T, st *Store) *rollup.Definition {
+	t.Helper()
+	var d rollup.Definition
+	if err := json.Unmarshal([]byte(`{"name": "r", "event": {"id": "id", "time": "time"}, "scopes": [["channel"]],
+		"metrics": ["plays"], "dimensions": ["city"], "periods": [{"unit": "day"}, {"unit": "all"}]}`), &d); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Normalize(); err != nil {
+		t.Fatal(err)
+	}
+	d.Account, d.ID, d.Created = fmt.Sprintf("%012d", time.Now().UnixNano()%1e12), uuid.New(), time.Now()
+	if err := st.Rollups().PutDefinition(t.Context(), &d); err != nil {
+		t.Fatal(err)
+	}
+	return &d
+}
+
+// commitPlays commits one event per id, one play each, to channel c.
+func commitPlays(ctx context.Context, s rollup.Store, d *rollup.Definition, c string, ids ...string) error {
+	now := time.Now()
+	b := rollup.NewBatch(d)
+	for _, id := range ids {
+		b.Add(rollup.Event{ID: id, Time: now, Values: map[string]string{"channel": c}, Deltas: []int64{1}}, now)
+	}
+	return s.Commit(ctx, d, b, now)
+}
+
+func allTime(t *testing.T, s rollup.Store, d *rollup.Definition, c string) int64 {
+	t.Helper()
+	got, err := s.ReadRows(t.Context(), d, []rollup.Row{{Key: c, Unit: rollup.All, Dim: rollup.Total}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[0] == nil {
+		return 0
+	}
+	return got[0][0]
+}
+
+// TestRollupCommitDiedAfterItsTransaction: a node that dies between a
+// commit's transaction and its writes leaves the record; the next commit,
+// on another node, applies it first: its events count once, and a
+// redelivery of them is a duplicate.
+func TestRollupCommitDiedAfterItsTransaction(t *testing.T) {
+	addr := cassandraAddr(t)
+	a := sharedStore(t)
+	dying := openTest(t, addr, Options{Keyspace: shared.ks})
+	d := testRollup(t, a)
+	if err := commitPlays(t.Context(), dying.Rollups(), d, "c", "e1"); err != nil {
+		t.Fatal(err)
+	}
+	dying.rollups.failApply = func() error { return errors.New("killed") }
+	if err := commitPlays(t.Context(), dying.Rollups(), d, "c", "e2", "e3"); err == nil {
+		t.Fatal("the dying commit succeeded")
+	}
+	if got := allTime(t, a.Rollups(), d, "c"); got != 1 {
+		t.Fatalf("before the next commit: %d plays, want 1 (e2 and e3 committed, not yet written)", got)
+	}
+	err := commitPlays(t.Context(), a.Rollups(), d, "c", "e2", "e4")
+	if dup, ok := rollup.IsDuplicate(err); !ok || !slices.Equal(dup.Committed, []string{"e2"}) {
+		t.Fatalf("a redelivery of e2: %v, want ErrDuplicate{e2}", err)
+	}
+	if err := commitPlays(t.Context(), a.Rollups(), d, "c", "e4"); err != nil {
+		t.Fatal(err)
+	}
+	if got := allTime(t, a.Rollups(), d, "c"); got != 4 {
+		t.Fatalf("after the next commit: %d plays, want 4", got)
+	}
+}
+
+// TestRollupStaleWriteLoses: the writes of an older commit landing after
+// a newer one's (a paused node, a retried write) change nothing.
+func TestRollupStaleWriteLoses(t *testing.T) {
+	st := sharedStore(t)
+	d := testRollup(t, st)
+	rs := st.rollups
+	for i := range 3 {
+		if err := commitPlays(t.Context(), rs, d, "c", fmt.Sprintf("e%d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := st.enter(t.Context(), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := rs.writer(d.ID)
+	first, err := rs.readBody(t.Context(), c, d.ID, 1, firstNonce(t, rs, c, d, w))
+	if err != nil || first == nil {
+		t.Fatalf("record of commit 1: %v, %v", first, err)
+	}
+	if err := rs.apply(t.Context(), c, d, 1, first); err != nil {
+		t.Fatal(err)
+	}
+	if got := allTime(t, st.Rollups(), d, "c"); got != 3 {
+		t.Fatalf("after commit 1's writes landed again: %d plays, want 3", got)
+	}
+}
+
+// firstNonce walks the records back from w's last commit to commit 1.
+func firstNonce(t *testing.T, rs *rollupStore, c *conn, d *rollup.Definition, w *rollupWriter) uuid.UUID {
+	t.Helper()
+	seq, n := w.seq, w.nonce
+	for seq > 1 {
+		b, err := rs.readBody(t.Context(), c, d.ID, seq, n)
+		if err != nil || b == nil {
+			t.Fatalf("record %d: %v", seq, err)
+		}
+		seq, n = seq-1, b.prev
+	}
+	return n
+}

@@ -1,0 +1,30 @@
+package rollup
+
+import "encoding/binary"
+
+// AppendSums appends the encoding of a row's sums to b: one zigzag varint
+// per metric, the engines' stored form of a row.
+func AppendSums(b []byte, sums []int64) []byte {
+	for _, x := range sums {
+		b = binary.AppendVarint(b, x)
+	}
+	return b
+}
+
+// DecodeSums reads n sums encoded by AppendSums; missing trailing ones are
+// 0 (a row written before a metric was added). ok is false for bytes that
+// are not varints.
+func DecodeSums(b []byte, n int) (sums []int64, ok bool) {
+	out := make([]int64, n)
+	for i := range out {
+		if len(b) == 0 {
+			break
+		}
+		x, k := binary.Varint(b)
+		if k <= 0 {
+			return nil, false
+		}
+		out[i], b = x, b[k:]
+	}
+	return out, true
+}
