@@ -288,22 +288,48 @@ func (rs *rollupStore) Committed(ctx context.Context, d *rollup.Definition, even
 	return out, nil
 }
 
-// readRow reads the sums of row r of d; nil if it does not exist.
-func (rs *rollupStore) readRow(ctx context.Context, c *conn, d *rollup.Definition, r rollup.Row) ([]int64, error) {
-	var b []byte
-	err := c.s.Query(rs.cql(`SELECT sums FROM %s.rollup_rows WHERE rollup_id = ? AND scope = ? AND skey = ? AND unit = ? AND bucket = ? AND dim = ? AND value = ?`),
-		cqlUUID(d.ID), r.Scope, r.Key, string(r.Unit), r.Bucket, r.Dim, r.Value).WithContext(ctx).Scan(&b)
-	switch {
-	case err == gocql.ErrNotFound:
-		return nil, nil
-	case err != nil:
-		return nil, err
+// readRows reads rows of d, one query per partition and 100 values,
+// and returns those that exist.
+func (rs *rollupStore) readRows(ctx context.Context, c *conn, d *rollup.Definition, rows []rollup.Row) (map[rollup.Row][]int64, error) {
+	groups := map[rollup.Partition][]string{}
+	for _, r := range rows {
+		p := rollup.PartitionOf(r)
+		groups[p] = append(groups[p], r.Value)
 	}
-	sums, ok := rollup.DecodeSums(b, len(d.Metrics))
-	if !ok {
-		return nil, fmt.Errorf("rollup row: bad varint")
+	type query struct {
+		p      rollup.Partition
+		values []string
 	}
-	return sums, nil
+	var qs []query
+	for p, values := range groups {
+		for len(values) > 0 {
+			n := min(len(values), 100)
+			qs = append(qs, query{p, values[:n]})
+			values = values[n:]
+		}
+	}
+	var mu sync.Mutex
+	out := make(map[rollup.Row][]int64, len(rows))
+	err := parallel(len(qs), rollupReadWorkers, func(i int) error {
+		q := qs[i]
+		it := c.s.Query(rs.cql(`SELECT value, sums FROM %s.rollup_rows WHERE rollup_id = ? AND scope = ? AND skey = ? AND unit = ? AND bucket = ? AND dim = ? AND value IN ?`),
+			cqlUUID(d.ID), q.p.Scope, q.p.Key, string(q.p.Unit), q.p.Bucket, q.p.Dim, q.values).WithContext(ctx).PageSize(len(q.values) + 1).Iter()
+		var value string
+		var b []byte
+		for it.Scan(&value, &b) {
+			sums, ok := rollup.DecodeSums(b, len(d.Metrics))
+			if !ok {
+				it.Close()
+				return fmt.Errorf("rollup row: bad varint")
+			}
+			r := rollup.Row{Scope: q.p.Scope, Key: q.p.Key, Unit: q.p.Unit, Bucket: q.p.Bucket, Dim: q.p.Dim, Value: value}
+			mu.Lock()
+			out[r] = sums
+			mu.Unlock()
+		}
+		return it.Close()
+	})
+	return out, err
 }
 
 func (rs *rollupStore) ReadRows(ctx context.Context, d *rollup.Definition, rows []rollup.Row) ([][]int64, error) {
@@ -319,13 +345,12 @@ func (rs *rollupStore) ReadRows(ctx context.Context, d *rollup.Definition, rows 
 		}
 		return out, nil
 	}
-	err = parallel(len(rows), rollupReadWorkers, func(i int) error {
-		v, err := rs.readRow(ctx, c, d, rows[i])
-		out[i] = v
-		return err
-	})
+	found, err := rs.readRows(ctx, c, d, rows)
 	if err != nil {
 		return nil, herald.Unavailable(op, err)
+	}
+	for i, r := range rows {
+		out[i] = found[r]
 	}
 	return out, nil
 }

@@ -85,14 +85,27 @@ type rollupWriter struct {
 	seq   int64
 	nonce uuid.UUID
 	rows  map[rollup.Row][]int64
+	// parts are the partitions whose every row is in rows (read whole
+	// once): a row of one that rows lacks does not exist.
+	parts map[rollup.Partition]bool
 }
+
+// forget empties w's row cache.
+func (w *rollupWriter) forget() {
+	clear(w.rows)
+	clear(w.parts)
+}
+
+// maxPartitionLoad is the most rows of a partition a writer reads whole
+// into its cache; it reads only the rows it needs of larger ones.
+const maxPartitionLoad = 5000
 
 func (rs *rollupStore) writer(id uuid.UUID) *rollupWriter {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	w := rs.writers[id]
 	if w == nil {
-		w = &rollupWriter{rows: map[rollup.Row][]int64{}}
+		w = &rollupWriter{rows: map[rollup.Row][]int64{}, parts: map[rollup.Partition]bool{}}
 		rs.writers[id] = w
 	}
 	return w
@@ -144,9 +157,7 @@ func (rs *rollupStore) Commit(ctx context.Context, d *rollup.Definition, b *roll
 			return herald.Errorf(herald.EInternal, "encode rollup commit: %v", err)
 		}
 		next, nonce := w.seq+1, uuid.New()
-		err = c.s.Query(rs.cql(`INSERT INTO %s.rollup_pending (rollup_id, seq, nonce, body) VALUES (?, ?, ?, ?) USING TTL ?`),
-			cqlUUID(d.ID), next, cqlUUID(nonce), enc, int(pendingTTL/time.Second)).WithContext(ctx).Exec()
-		if err != nil {
+		if err := rs.writeBody(ctx, c, d.ID, next, nonce, enc); err != nil {
 			return herald.Unavailable(op, err)
 		}
 		cur := map[string]any{}
@@ -191,7 +202,7 @@ func (rs *rollupStore) Commit(ctx context.Context, d *rollup.Definition, b *roll
 // cacheRows takes a commit's row values into w's cache.
 func (w *rollupWriter) cacheRows(body *rollupBody) {
 	if len(w.rows)+len(body.rows) > maxWriterRows {
-		clear(w.rows)
+		w.forget()
 	}
 	for _, r := range body.rows {
 		w.rows[r.row] = r.sums
@@ -203,28 +214,36 @@ func (w *rollupWriter) cacheRows(body *rollupBody) {
 // records and the firings of the crossings that never fired.
 func (rs *rollupStore) prepare(ctx context.Context, c *conn, d *rollup.Definition, w *rollupWriter, b *rollup.Batch, keys []rollup.EventKey, now time.Time) (*rollupBody, error) {
 	body := &rollupBody{prev: w.nonce, rows: make([]bodyRow, 0, b.Len())}
-	var missing []int
+	load := map[rollup.Partition]bool{}
 	for row, sums := range b.Rows() {
 		if _, ok := w.rows[row]; !ok {
-			missing = append(missing, len(body.rows))
+			if p := rollup.PartitionOf(row); !w.parts[p] {
+				load[p] = true
+			}
 		}
 		body.rows = append(body.rows, bodyRow{row: row, sums: sums})
 	}
-	read := make([][]int64, len(missing))
-	err := parallel(len(missing), rollupReadWorkers, func(i int) error {
-		v, err := rs.readRow(ctx, c, d, body.rows[missing[i]].row)
-		read[i] = v
-		return err
-	})
+	big, err := rs.loadPartitions(ctx, c, d, w, load)
+	if err != nil {
+		return nil, err
+	}
+	var want []rollup.Row // rows of partitions too big to load whole
+	for _, r := range body.rows {
+		if _, ok := w.rows[r.row]; !ok && big[rollup.PartitionOf(r.row)] {
+			want = append(want, r.row)
+		}
+	}
+	read, err := rs.readRows(ctx, c, d, want)
 	if err != nil {
 		return nil, err
 	}
 	old := make([][]int64, len(body.rows))
 	for i, r := range body.rows {
-		old[i] = w.rows[r.row]
-	}
-	for i, j := range missing {
-		old[j] = read[i]
+		if v, ok := w.rows[r.row]; ok {
+			old[i] = v
+		} else {
+			old[i] = read[r.row] // nil: the row does not exist yet
+		}
 	}
 	n := len(d.Metrics)
 	var crossings []rollup.Firing
@@ -268,6 +287,57 @@ func (rs *rollupStore) prepare(ctx context.Context, c *conn, d *rollup.Definitio
 		body.events[i] = bodyEvent{id: k.ID, hour: eventHour(k.Time), expiresMs: expMs}
 	}
 	return body, nil
+}
+
+// loadPartitions reads partitions parts of d whole into w's cache and
+// marks them complete; it returns those with more than maxPartitionLoad
+// rows, left out.
+func (rs *rollupStore) loadPartitions(ctx context.Context, c *conn, d *rollup.Definition, w *rollupWriter, parts map[rollup.Partition]bool) (map[rollup.Partition]bool, error) {
+	list := make([]rollup.Partition, 0, len(parts))
+	for p := range parts {
+		list = append(list, p)
+	}
+	type loaded struct {
+		values []string
+		sums   [][]int64
+		big    bool
+	}
+	got := make([]loaded, len(list))
+	err := parallel(len(list), rollupReadWorkers, func(i int) error {
+		p := list[i]
+		it := c.s.Query(rs.cql(`SELECT value, sums FROM %s.rollup_rows WHERE rollup_id = ? AND scope = ? AND skey = ? AND unit = ? AND bucket = ? AND dim = ? LIMIT ?`),
+			cqlUUID(d.ID), p.Scope, p.Key, string(p.Unit), p.Bucket, p.Dim, maxPartitionLoad+1).WithContext(ctx).PageSize(1000).Iter()
+		var value string
+		var b []byte
+		for it.Scan(&value, &b) {
+			sums, ok := rollup.DecodeSums(b, len(d.Metrics))
+			if !ok {
+				it.Close()
+				return fmt.Errorf("rollup row: bad varint")
+			}
+			got[i].values = append(got[i].values, value)
+			got[i].sums = append(got[i].sums, sums)
+		}
+		got[i].big = len(got[i].values) > maxPartitionLoad
+		return it.Close()
+	})
+	if err != nil {
+		return nil, err
+	}
+	big := map[rollup.Partition]bool{}
+	for i, p := range list {
+		if got[i].big {
+			big[p] = true
+			continue
+		}
+		// Past maxWriterRows, cacheRows starts over once this commit's
+		// values are computed (never in the middle of it).
+		for j, v := range got[i].values {
+			w.rows[rollup.Row{Scope: p.Scope, Key: p.Key, Unit: p.Unit, Bucket: p.Bucket, Dim: p.Dim, Value: v}] = got[i].sums[j]
+		}
+		w.parts[p] = true
+	}
+	return big, nil
 }
 
 // sync brings w up to date with the rollup's last commit, which it reads
@@ -340,7 +410,7 @@ func (rs *rollupStore) advance(ctx context.Context, c *conn, d *rollup.Definitio
 		}
 	}
 	if !complete {
-		clear(w.rows)
+		w.forget()
 	} else {
 		for i := len(chain) - 1; i >= 0; i-- {
 			w.cacheRows(chain[i])
@@ -350,18 +420,44 @@ func (rs *rollupStore) advance(ctx context.Context, c *conn, d *rollup.Definitio
 	return nil
 }
 
+// pendingChunk is the most bytes of a record in one row.
+const pendingChunk = 1 << 20
+
+// writeBody writes the encoded record of commit seq named nonce, in
+// chunks.
+func (rs *rollupStore) writeBody(ctx context.Context, c *conn, id uuid.UUID, seq int64, nonce uuid.UUID, enc []byte) error {
+	of := (len(enc) + pendingChunk - 1) / pendingChunk
+	return parallel(of, rollupReadWorkers, func(i int) error {
+		part := enc[i*pendingChunk : min(len(enc), (i+1)*pendingChunk)]
+		return c.s.Query(rs.cql(`INSERT INTO %s.rollup_pending (rollup_id, seq, nonce, chunk, chunks, body) VALUES (?, ?, ?, ?, ?, ?) USING TTL ?`),
+			cqlUUID(id), seq, cqlUUID(nonce), i, of, part, int(pendingTTL/time.Second)).WithContext(ctx).Exec()
+	})
+}
+
 // readBody reads the record of commit seq named nonce; nil if none.
 func (rs *rollupStore) readBody(ctx context.Context, c *conn, id uuid.UUID, seq int64, nonce uuid.UUID) (*rollupBody, error) {
-	var b []byte
-	err := c.s.Query(rs.cql(`SELECT body FROM %s.rollup_pending WHERE rollup_id = ? AND seq = ? AND nonce = ?`), cqlUUID(id), seq, cqlUUID(nonce)).
-		WithContext(ctx).Scan(&b)
-	switch {
-	case err == gocql.ErrNotFound:
-		return nil, nil
-	case err != nil:
+	it := c.s.Query(rs.cql(`SELECT chunk, chunks, body FROM %s.rollup_pending WHERE rollup_id = ? AND seq = ? AND nonce = ?`), cqlUUID(id), seq, cqlUUID(nonce)).
+		WithContext(ctx).PageSize(4).Iter()
+	var enc, part []byte
+	var chunk, of, n int
+	for it.Scan(&chunk, &of, &part) {
+		if chunk != n {
+			it.Close()
+			return nil, fmt.Errorf("rollup commit record %d: chunk %d missing", seq, n)
+		}
+		enc = append(enc, part...)
+		n++
+	}
+	if err := it.Close(); err != nil {
 		return nil, err
 	}
-	return decodeBody(b)
+	switch {
+	case n == 0:
+		return nil, nil
+	case n != of:
+		return nil, fmt.Errorf("rollup commit record %d: %d of %d chunks", seq, n, of)
+	}
+	return decodeBody(enc)
 }
 
 // maxTTL is Cassandra's largest TTL (20 years).

@@ -44,13 +44,17 @@ var rollupTableDefs = []struct{ name, cql string }{
 	// Each commit's writes (rollupBody), written before its transaction
 	// and kept for pendingTTL, so that whoever commits next can apply
 	// them if their committer did not, and other writers can bring their
-	// row caches up to date. One partition per record.
+	// row caches up to date. One partition per record, in chunks of at
+	// most pendingChunk bytes (a CQL message is at most 8 MiB by
+	// default); chunks is their number.
 	{"rollup_pending", `CREATE TABLE IF NOT EXISTS %[1]s.rollup_pending (
 		rollup_id uuid,
 		seq bigint,
 		nonce uuid,
+		chunk int,
+		chunks int,
 		body blob,
-		PRIMARY KEY ((rollup_id, seq, nonce))
+		PRIMARY KEY ((rollup_id, seq, nonce), chunk)
 	) WITH ` + twcsDaily},
 
 	// Counter rows: a partition is one scope's values in one bucket of one

@@ -127,3 +127,39 @@ func firstNonce(t *testing.T, rs *rollupStore, c *conn, d *rollup.Definition, w 
 	}
 	return n
 }
+
+// TestRollupLargeCommitRecord: a commit whose record spans several chunks
+// is applied whole from it by the next committer.
+func TestRollupLargeCommitRecord(t *testing.T) {
+	addr := cassandraAddr(t)
+	a := sharedStore(t)
+	dying := openTest(t, addr, Options{Keyspace: shared.ks})
+	d := testRollup(t, a)
+	now := time.Now()
+	b := rollup.NewBatch(d)
+	const n = 30000
+	for i := range n {
+		b.Add(rollup.Event{ID: fmt.Sprint(i), Time: now, Values: map[string]string{"channel": "c", "city": fmt.Sprintf("city-%06d", i)}, Deltas: []int64{1}}, now)
+	}
+	body := &rollupBody{}
+	for r, sums := range b.Rows() {
+		body.rows = append(body.rows, bodyRow{r, sums})
+	}
+	if enc, _ := body.encode(); len(enc) <= pendingChunk {
+		t.Fatalf("the record is %d bytes, want more than one chunk", len(enc))
+	}
+	dying.rollups.failApply = func() error { return errors.New("killed") }
+	if err := dying.Rollups().Commit(t.Context(), d, b, now); err == nil {
+		t.Fatal("the dying commit succeeded")
+	}
+	if err := commitPlays(t.Context(), a.Rollups(), d, "c", "last"); err != nil {
+		t.Fatal(err)
+	}
+	if got := allTime(t, a.Rollups(), d, "c"); got != n+1 {
+		t.Fatalf("%d plays, want %d", got, n+1)
+	}
+	got, err := a.Rollups().ReadRows(t.Context(), d, []rollup.Row{{Key: "c", Unit: rollup.All, Dim: 0, Value: "city-029999"}})
+	if err != nil || len(got[0]) != 1 || got[0][0] != 1 {
+		t.Fatalf("the last city's row: %v, %v", got, err)
+	}
+}
