@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/heraldmq/herald/rollup"
+	"github.com/heraldmq/herald/rollup/rolluptest"
 )
 
 // BenchmarkRollupCommit commits batches of 100 LoopLogic-shaped events (3
@@ -61,4 +62,15 @@ func BenchmarkRollupCommit(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/event")
 		})
 	}
+}
+
+// BenchmarkRollupQueries: top 10 of 1,000 cities over 30 days and a
+// 30-day series (rolluptest.BenchQueries).
+func BenchmarkRollupQueries(b *testing.B) {
+	db, err := Open(b.TempDir(), Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	rolluptest.BenchQueries(b, db.Rollups())
 }

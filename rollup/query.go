@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/heraldmq/herald"
@@ -288,35 +289,36 @@ func (s *Service) Top(ctx context.Context, name string, q TopQuery) (Top, error)
 	if err != nil {
 		return Top{}, err
 	}
-	sums := map[string][]int64{}
-	for _, b := range buckets {
-		p := Partition{Scope: scope, Key: key, Unit: q.Unit, Bucket: b, Dim: dim}
-		read := 0
-		var rerr error
-		err := s.store.ReadPartition(ctx, d, p, prefix, func(v string, vals []int64) bool {
-			if !strings.HasPrefix(v, prefix) {
-				return false // past the drill-down's outer value
-			}
-			if read++; read > MaxTopRows {
-				rerr = herald.Errorf(herald.ETooLarge, "dimension %s has more than %d values in one bucket; a top query reads at most that many", q.Dim, MaxTopRows)
-				return false
-			}
-			v = v[len(prefix):]
+	// The buckets' partitions are read concurrently (topReaders at a
+	// time), each summed on its own, then merged.
+	partial := make([]map[string][]int64, len(buckets))
+	errs := make([]error, len(buckets))
+	sem := make(chan struct{}, topReaders)
+	var wg sync.WaitGroup
+	for i, b := range buckets {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			partial[i], errs[i] = s.readTopPartition(ctx, d, Partition{Scope: scope, Key: key, Unit: q.Unit, Bucket: b, Dim: dim}, prefix, q.Dim)
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return Top{}, err
+		}
+	}
+	sums := partial[0]
+	for _, m := range partial[1:] {
+		for v, vals := range m {
 			acc, ok := sums[v]
 			if !ok {
-				acc = make([]int64, len(d.Metrics))
-				sums[v] = acc
+				sums[v] = vals
+				continue
 			}
 			for i, x := range vals {
 				acc[i] += x
 			}
-			return true
-		})
-		if err == nil {
-			err = rerr
-		}
-		if err != nil {
-			return Top{}, err
 		}
 	}
 	ranked := make([]Ranked, 0, len(sums))
@@ -345,6 +347,40 @@ func (s *Service) Top(ctx context.Context, name string, q TopQuery) (Top, error)
 		out.Values = []Ranked{}
 	}
 	return out, nil
+}
+
+// topReaders bounds the partitions one top query reads at once.
+const topReaders = 8
+
+// readTopPartition sums the rows of partition p whose values start with
+// prefix (a drill-down's outer value and Sep), by value without it.
+func (s *Service) readTopPartition(ctx context.Context, d *Definition, p Partition, prefix, dimName string) (map[string][]int64, error) {
+	sums := map[string][]int64{}
+	read := 0
+	var rerr error
+	err := s.store.ReadPartition(ctx, d, p, prefix, func(v string, vals []int64) bool {
+		if !strings.HasPrefix(v, prefix) {
+			return false // past the drill-down's outer value
+		}
+		if read++; read > MaxTopRows {
+			rerr = herald.Errorf(herald.ETooLarge, "dimension %s has more than %d values in one bucket; a top query reads at most that many", dimName, MaxTopRows)
+			return false
+		}
+		v = v[len(prefix):]
+		acc, ok := sums[v]
+		if !ok {
+			acc = make([]int64, len(d.Metrics))
+			sums[v] = acc
+		}
+		for i, x := range vals {
+			acc[i] += x
+		}
+		return true
+	})
+	if err == nil {
+		err = rerr
+	}
+	return sums, err
 }
 
 // String describes a range, for errors and logs.
