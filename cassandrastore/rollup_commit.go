@@ -246,17 +246,39 @@ func (rs *rollupStore) prepare(ctx context.Context, c *conn, d *rollup.Definitio
 		}
 	}
 	n := len(d.Metrics)
-	var crossings []rollup.Firing
 	for i := range body.rows {
 		cur := make([]int64, n)
 		copy(cur, old[i])
 		for k, x := range body.rows[i].sums {
 			cur[k] += x
 		}
-		if d.HasTriggers() {
-			crossings = append(crossings, d.Crossings(body.rows[i].row, old[i], cur, now)...)
-		}
 		body.rows[i].sums = cur // the batch's sums are not changed: cur is new
+	}
+	var crossings []rollup.Firing
+	if d.HasTriggers() {
+		// Once every row's new value is known: a sliding window sums
+		// rows of other buckets, in the batch or not.
+		at := make(map[rollup.Row]int, len(body.rows))
+		for i, r := range body.rows {
+			at[r.row] = i
+		}
+		lookup := func(r rollup.Row) ([]int64, []int64, error) {
+			if i, ok := at[r]; ok {
+				return old[i], body.rows[i].sums, nil
+			}
+			if v, ok := w.rows[r]; ok {
+				return v, v, nil
+			}
+			got, err := rs.readRows(ctx, c, d, []rollup.Row{r})
+			return got[r], got[r], err
+		}
+		for i, r := range body.rows {
+			f, err := d.Crossings(r.row, old[i], r.sums, now, lookup)
+			if err != nil {
+				return nil, err
+			}
+			crossings = append(crossings, f...)
+		}
 	}
 	if len(crossings) > 0 {
 		fired := make([]bool, len(crossings))

@@ -275,47 +275,70 @@ func (s *RollupStore) Commit(ctx context.Context, d *rollup.Definition, b *rollu
 		return herald.Unavailable("commit rollup", err)
 	}
 	written := make(map[string][]int64, b.Len())
-	var buf []byte
-	for row, sums := range b.Rows() {
-		key := rowKey(d.ID, row)
+	var olds map[string][]int64 // with triggers: the rows' values before
+	if d.HasTriggers() {
+		olds = make(map[string][]int64, b.Len())
+	}
+	read := func(key []byte) ([]int64, error) {
 		cur, cached := cache.m[string(key)]
 		switch {
 		case cached && !s.noCache:
-			cur = slices.Clone(cur) // the cache changes only once the write committed
+			return slices.Clone(cur), nil // the cache changes only once the write committed
 		case cache.complete && !s.noCache:
-			cur = nil // no such row yet
-		default:
-			var err error
-			cur, _, err = get(s.db, key, func(v []byte) ([]int64, error) {
-				out, ok := rollup.DecodeSums(v, n)
-				if !ok {
-					return nil, errors.New("rollup row: bad varint")
-				}
-				return out, nil
-			})
-			if err != nil {
-				return herald.Unavailable("commit rollup", err)
-			}
+			return nil, nil // no such row yet
 		}
-		var old []int64
+		cur, _, err := get(s.db, key, func(v []byte) ([]int64, error) {
+			out, ok := rollup.DecodeSums(v, n)
+			if !ok {
+				return nil, errors.New("rollup row: bad varint")
+			}
+			return out, nil
+		})
+		return cur, err
+	}
+	var buf []byte
+	for row, sums := range b.Rows() {
+		key := rowKey(d.ID, row)
+		cur, err := read(key)
+		if err != nil {
+			return herald.Unavailable("commit rollup", err)
+		}
+		if olds != nil {
+			olds[string(key)] = slices.Clone(cur)
+		}
 		if cur == nil {
 			cur = make([]int64, n)
-		} else if d.HasTriggers() {
-			old = slices.Clone(cur)
 		}
 		for i, x := range sums {
 			cur[i] += x
-		}
-		if d.HasTriggers() {
-			if err := s.fire(wb, d.Crossings(row, old, cur, now)); err != nil {
-				return herald.Unavailable("commit rollup", err)
-			}
 		}
 		buf = rollup.AppendSums(buf[:0], cur)
 		if err := wb.Set(key, buf, nil); err != nil {
 			return herald.Unavailable("commit rollup", err)
 		}
 		written[string(key)] = cur
+	}
+	if olds != nil {
+		// Triggers, once every row's new value is known (a sliding
+		// window sums rows of other buckets, in the batch or not).
+		lookup := func(r rollup.Row) ([]int64, []int64, error) {
+			key := string(rowKey(d.ID, r))
+			if cur, ok := written[key]; ok {
+				return olds[key], cur, nil
+			}
+			v, err := read([]byte(key))
+			return v, v, err
+		}
+		for row := range b.Rows() {
+			key := string(rowKey(d.ID, row))
+			firings, err := d.Crossings(row, olds[key], written[key], now, lookup)
+			if err == nil {
+				err = s.fire(wb, firings)
+			}
+			if err != nil {
+				return herald.Unavailable("commit rollup", err)
+			}
+		}
 	}
 	expMs := now.Add(time.Duration(d.DedupWindow)).UnixMilli()
 	exp := binary.BigEndian.AppendUint64(nil, uint64(expMs))

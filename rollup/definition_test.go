@@ -159,6 +159,25 @@ func TestNormalizeNamesTheBadMember(t *testing.T) {
 			t["direction"] = "sideways"
 			m["triggers"] = []any{t}
 		}, "triggers[0].direction"},
+		{"trigger window of day buckets", func(m map[string]any) {
+			t := map[string]any{"id": "t1", "metric": "plays", "scope": map[string]any{"channel": "*"}, "unit": "day", "window": "48h", "threshold": 5, "topic_arn": "arn:aws:sns:us-east-1:000000000000:alerts"}
+			m["triggers"] = []any{t}
+		}, "triggers[0].window"},
+		{"trigger window not whole buckets", func(m map[string]any) {
+			m["periods"] = []any{map[string]any{"unit": "minute"}, map[string]any{"unit": "day"}}
+			t := map[string]any{"id": "t1", "metric": "plays", "scope": map[string]any{"channel": "*"}, "unit": "minute", "window": "90s", "threshold": 5, "topic_arn": "arn:aws:sns:us-east-1:000000000000:alerts"}
+			m["triggers"] = []any{t}
+		}, "triggers[0].window"},
+		{"trigger window too long", func(m map[string]any) {
+			m["periods"] = []any{map[string]any{"unit": "minute"}, map[string]any{"unit": "day"}}
+			t := map[string]any{"id": "t1", "metric": "plays", "scope": map[string]any{"channel": "*"}, "unit": "minute", "window": "61m", "threshold": 5, "topic_arn": "arn:aws:sns:us-east-1:000000000000:alerts"}
+			m["triggers"] = []any{t}
+		}, "triggers[0].window"},
+		{"trigger window down", func(m map[string]any) {
+			m["periods"] = []any{map[string]any{"unit": "minute"}, map[string]any{"unit": "day"}}
+			t := map[string]any{"id": "t1", "metric": "plays", "scope": map[string]any{"channel": "*"}, "unit": "minute", "window": "5m", "direction": "down", "threshold": 5, "topic_arn": "arn:aws:sns:us-east-1:000000000000:alerts"}
+			m["triggers"] = []any{t}
+		}, "triggers[0].direction"},
 		{"trigger topic", func(m map[string]any) {
 			t := map[string]any{"id": "t1", "metric": "plays", "scope": map[string]any{"channel": "*"}, "unit": "day", "threshold": 5, "topic_arn": "arn:aws:sns:us-east-1:000000000000:alerts"}
 			t["topic_arn"] = "alerts"

@@ -16,7 +16,10 @@ import (
 // crosses Threshold in Direction within one bucket, Herald publishes a
 // notification to the SNS topic TopicARN, once per (trigger, row, bucket),
 // however many times the crossing events are replayed and whichever node
-// commits them.
+// commits them. With a Window, the trigger watches the sum of the last
+// Window of buckets instead ("≥ 100 plays within 5 minutes": minute
+// buckets, a 5m window), once per (trigger, row, last bucket of the
+// window).
 type Trigger struct {
 	ID     string            `json:"id"`
 	Metric string            `json:"metric"`
@@ -27,13 +30,21 @@ type Trigger struct {
 	Dimension string `json:"dimension,omitempty"`
 	Value     string `json:"value,omitempty"`
 	Unit      Unit   `json:"unit"` // the period whose buckets it watches
-	Threshold int64  `json:"threshold"`
-	Direction string `json:"direction,omitempty"` // "up" (default): old < threshold ≤ new; "down": old > threshold ≥ new
-	TopicARN  string `json:"topic_arn"`
+	// Window, when set, is a sliding window of whole minute or hour
+	// buckets (Unit), 2 to MaxWindowBuckets of them, direction up: the
+	// trigger fires when a commit brings the sum over the window ending
+	// at a bucket it changed from below Threshold to at least it.
+	Window    Duration `json:"window,omitempty"`
+	Threshold int64    `json:"threshold"`
+	Direction string   `json:"direction,omitempty"` // "up" (default): old < threshold ≤ new; "down": old > threshold ≥ new
+	TopicARN  string   `json:"topic_arn"`
 }
 
 // MaxTriggers bounds the triggers of one rollup.
 const MaxTriggers = 100
+
+// MaxWindowBuckets bounds the buckets of a sliding window.
+const MaxWindowBuckets = 60
 
 var triggerIDRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
@@ -61,10 +72,49 @@ func (d *Definition) checkTrigger(t *Trigger) error {
 	default:
 		return invalid("direction", "up or down, not %q", herald.Clip(t.Direction))
 	}
+	if t.Window != 0 {
+		if err := checkWindow(t); err != nil {
+			return err
+		}
+	}
 	if !strings.HasPrefix(t.TopicARN, "arn:") || strings.Count(t.TopicARN, ":") != 5 {
 		return invalid("topic_arn", "%q is not an SNS topic ARN", herald.Clip(t.TopicARN))
 	}
 	return nil
+}
+
+// checkWindow validates a trigger's sliding window.
+func checkWindow(t *Trigger) error {
+	var unit time.Duration
+	switch t.Unit {
+	case Minute:
+		unit = time.Minute
+	case Hour:
+		unit = time.Hour
+	default:
+		return invalid("window", "a sliding window is made of minute or hour buckets, not %s ones", t.Unit)
+	}
+	w := time.Duration(t.Window)
+	if w%unit != 0 || w < 2*unit || w > MaxWindowBuckets*unit {
+		return invalid("window", "%s is not 2 to %d whole %s buckets", w, MaxWindowBuckets, t.Unit)
+	}
+	if t.Direction != "up" {
+		return invalid("direction", "a sliding window watches its sum rise (up): it falls as time passes, with no commit to see it")
+	}
+	return nil
+}
+
+// windowBuckets is the number of buckets of m's window (0: none) and
+// their length in seconds.
+func (m matcher) windowBuckets() (n int, step int64) {
+	if m.t.Window == 0 {
+		return 0, 0
+	}
+	step = 60
+	if m.t.Unit == Hour {
+		step = 3600
+	}
+	return int(time.Duration(m.t.Window) / (time.Duration(step) * time.Second)), step
 }
 
 // scopeOfPattern resolves a trigger's scope: the scope with exactly those
@@ -160,8 +210,9 @@ type Firing struct {
 	Dimension string    `json:"dimension,omitempty"`
 	Value     string    `json:"value,omitempty"`
 	Unit      Unit      `json:"unit"`
-	Bucket    time.Time `json:"bucket"`
-	Total     int64     `json:"total"` // the metric's value once the crossing commit applied
+	Bucket    time.Time `json:"bucket"`           // the bucket crossed; with a window, its last bucket
+	Window    Duration  `json:"window,omitempty"` // the trigger's sliding window
+	Total     int64     `json:"total"`            // the metric's value (with a window, the window's sum) once the crossing commit applied
 	Threshold int64     `json:"threshold"`
 	Direction string    `json:"direction"`
 	At        time.Time `json:"at"` // when the crossing was committed
@@ -171,11 +222,17 @@ type Firing struct {
 // otherwise).
 func (d *Definition) HasTriggers() bool { return len(d.ms) > 0 }
 
+// Lookup returns a row's values before and after the commit being
+// checked (the same for a row it does not change; nil for one never
+// written): what a sliding-window trigger sums over its other buckets.
+type Lookup func(r Row) (before, after []int64, err error)
+
 // Crossings returns the firings of a commit that moves row r's sums from
-// old (nil: never written) to cur, for every trigger of d that matches r.
+// old (nil: never written) to cur, for every trigger of d that matches r;
+// a sliding-window trigger reads the window's other buckets with lookup.
 // A firing's ID is derived from (rollup, trigger, row, bucket), so the
 // store records each at most once.
-func (d *Definition) Crossings(r Row, old, cur []int64, now time.Time) []Firing {
+func (d *Definition) Crossings(r Row, old, cur []int64, now time.Time, lookup Lookup) ([]Firing, error) {
 	var out []Firing
 	for _, m := range d.ms {
 		if !m.matches(r) {
@@ -186,6 +243,22 @@ func (d *Definition) Crossings(r Row, old, cur []int64, now time.Time) []Firing 
 			before = old[m.metric]
 		}
 		after := cur[m.metric]
+		if n, step := m.windowBuckets(); n > 0 {
+			for i := 1; i < n; i++ {
+				o := r
+				o.Bucket -= int64(i) * step
+				b, a, err := lookup(o)
+				if err != nil {
+					return nil, err
+				}
+				if b != nil {
+					before += b[m.metric]
+				}
+				if a != nil {
+					after += a[m.metric]
+				}
+			}
+		}
 		th := m.t.Threshold
 		crossed := before < th && th <= after
 		if m.t.Direction == "down" {
@@ -197,8 +270,8 @@ func (d *Definition) Crossings(r Row, old, cur []int64, now time.Time) []Firing 
 		h := sha256.Sum256(fmt.Appendf(nil, "%s\x00%s\x00%d\x00%s\x00%s\x00%d\x00%d\x00%s", d.ID, m.t.ID, r.Scope, r.Key, r.Unit, r.Bucket, r.Dim, r.Value))
 		f := Firing{ID: hex.EncodeToString(h[:16]), Account: d.Account, Rollup: d.Name, Trigger: m.t.ID, TopicARN: m.t.TopicARN,
 			Metric: m.t.Metric, Scope: strings.Split(r.Key, Sep), Dimension: m.t.Dimension, Value: m.t.Value,
-			Unit: r.Unit, Bucket: time.Unix(r.Bucket, 0).In(d.Location()), Total: after, Threshold: th, Direction: m.t.Direction, At: now.UTC()}
+			Unit: r.Unit, Bucket: time.Unix(r.Bucket, 0).In(d.Location()), Window: m.t.Window, Total: after, Threshold: th, Direction: m.t.Direction, At: now.UTC()}
 		out = append(out, f)
 	}
-	return out
+	return out, nil
 }

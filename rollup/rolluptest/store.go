@@ -35,6 +35,7 @@ func RunStore(t *testing.T, open func(t *testing.T) rollup.Store) {
 		{"SourcesListsTheDefinitionsNamingAQueue", testSources},
 		{"TriggerFiresOncePerRowAndBucket", testTriggerFiresOnce},
 		{"TriggerCrossedByConcurrentWritersFiresOnce", testTriggerConcurrent},
+		{"WindowTriggerFiresWhenTheWindowSumCrosses", testWindowTrigger},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -473,5 +474,47 @@ func testPairTrigger(e *env, other rollup.Store) {
 	e.commitFromBoth(d, other)
 	if got := e.pending(d); len(got) != 1 || got[0].Total != 500 {
 		e.t.Fatalf("firings: %+v, want one, at 500", got)
+	}
+}
+
+// testWindowTrigger: "≥ 10 plays within 5 minutes" fires when a commit
+// brings the sum of the 5 minute buckets ending at a bucket it changed to
+// 10, once per last bucket, across batches and within one; not while it
+// stays above, nor for plays spread wider than the window.
+func testWindowTrigger(e *env) {
+	d := e.defineWith("r", func(d *rollup.Definition) {
+		d.Periods = []rollup.Period{{Unit: rollup.Minute}, {Unit: rollup.All}}
+		d.Triggers = []rollup.Trigger{{ID: "burst", Metric: "plays", Scope: map[string]string{"channel": "*"}, Unit: rollup.Minute,
+			Window: rollup.Duration(5 * time.Minute), Threshold: 10, TopicARN: "arn:aws:sns:us-east-1:" + e.account + ":alerts"}}
+	})
+	start := now.Add(-time.Hour).Truncate(time.Minute)
+	at := func(id, c string, minute int, plays int64) rollup.Event {
+		return rollup.Event{ID: id, Time: start.Add(time.Duration(minute)*time.Minute + time.Second), Values: map[string]string{"channel": c}, Deltas: []int64{plays, 0}}
+	}
+	// Channel a: 4 + 3 plays in minutes 0 and 1, then 3 in minute 2.
+	e.commit(d, at("a1", "a", 0, 4), at("a2", "a", 1, 3))
+	if got := e.pending(d); len(got) != 0 {
+		e.t.Fatalf("fired at 7 plays: %+v", got)
+	}
+	e.commit(d, at("a3", "a", 2, 3))
+	got := e.pending(d)
+	if len(got) != 1 || got[0].Total != 10 || got[0].Scope[0] != "a" || !got[0].Bucket.Equal(start.Add(2*time.Minute)) || got[0].Window != rollup.Duration(5*time.Minute) {
+		e.t.Fatalf("firings once the window held 10: %+v", got)
+	}
+	e.commit(d, at("a4", "a", 3, 1)) // 11 within minutes -1..3: still above, no new crossing
+	// One batch: the window ending at minute 9 holds 9; the one ending at
+	// 12 holds 18, and held 0 before the batch: a crossing.
+	e.commit(d, at("a5", "a", 9, 9), at("a6", "a", 12, 9))
+	// Channel b: 5 plays in minute 0, 5 in minute 6: never 10 within 5 minutes.
+	e.commit(d, at("b1", "b", 0, 5), at("b2", "b", 6, 5))
+	// Channel c: one batch crossing the window's threshold: 6 + 6 in minutes 1 and 3.
+	e.commit(d, at("c1", "c", 1, 6), at("c2", "c", 3, 6))
+	got = e.pending(d)
+	byScope := map[string]int{}
+	for _, f := range got {
+		byScope[f.Scope[0]]++
+	}
+	if byScope["a"] != 2 || byScope["b"] != 0 || byScope["c"] != 1 {
+		e.t.Fatalf("firings per channel %v, want a: 2 (minutes 2 and 12), b: 0, c: 1: %+v", byScope, got)
 	}
 }
