@@ -489,16 +489,11 @@ const maxTTL = 630720000
 // u in d (a row, a firing): until the bucket's retention ends after it.
 // 0 is none (all-time); expired is true when that end has passed.
 func bucketTTL(d *rollup.Definition, u rollup.Unit, start time.Time, wall time.Time) (ttl int, expired bool) {
-	if u == rollup.All {
+	until, ok := d.KeptUntil(u, start.Unix())
+	if !ok {
 		return 0, false
 	}
-	var keep time.Duration
-	for _, p := range d.Periods {
-		if p.Unit == u {
-			keep = time.Duration(p.Retention)
-		}
-	}
-	left := u.Next(start.In(d.Location())).Add(keep).Sub(wall)
+	left := until.Sub(wall)
 	if left <= 0 {
 		return 0, true
 	}

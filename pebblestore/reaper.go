@@ -42,9 +42,9 @@ func (db *DB) reapLoop(ctx context.Context, interval time.Duration) {
 		n, err = db.rollupStore().ReapExpired(ctx)
 		switch {
 		case err != nil && ctx.Err() == nil:
-			db.log.Warn("pebblestore: reaping expired rollup event records failed", "err", err, "reaped", n)
+			db.log.Warn("pebblestore: reaping expired rollup event records and buckets failed", "err", err, "reaped", n)
 		case n > 0:
-			db.log.Debug("pebblestore: reaped expired rollup event records", "reaped", n)
+			db.log.Debug("pebblestore: reaped expired rollup event records and bucket rows", "reaped", n)
 		}
 	}
 }

@@ -308,6 +308,14 @@ func (s *RollupStore) Commit(ctx context.Context, d *rollup.Definition, b *rollu
 		}
 		if cur == nil {
 			cur = make([]int64, n)
+			// A new row, maybe of a new partition: index the partition
+			// for the reaper (the same key again if it is not new).
+			if until, ok := d.KeptUntil(row.Unit, row.Bucket); ok {
+				pkey := partitionKey(d.ID, rollup.PartitionOf(row), 0)
+				if err := wb.Set(bucketEndKey(until.UnixMilli(), pkey), []byte(d.Account+"\x00"+d.Name), nil); err != nil {
+					return herald.Unavailable("commit rollup", err)
+				}
+			}
 		}
 		for i, x := range sums {
 			cur[i] += x
@@ -497,14 +505,26 @@ func (s *RollupStore) Sources(ctx context.Context) ([]*rollup.Definition, error)
 }
 
 // ReapExpired deletes the records of committed events whose dedup window
-// ended by now (Options.Now), in chunks of reapChunk, at most
-// maxReapChunks chunks per call, and returns how many. The background
-// reaper calls it with the other reapers. A record rewritten since with a
-// later expiry (the event committed again after its window) is kept.
+// ended by now (Options.Now), then the rows of buckets past their
+// retention (reapBuckets), each in chunks of reapChunk, at most
+// maxReapChunks chunks per call, and returns how many records and rows.
+// The background reaper calls it with the other reapers. A record
+// rewritten since with a later expiry (the event committed again after
+// its window) is kept.
 func (s *RollupStore) ReapExpired(ctx context.Context) (int, error) {
 	total := 0
 	for range maxReapChunks {
 		n, more, err := s.reapChunk(ctx)
+		total += n
+		if err != nil {
+			return total, err
+		}
+		if !more {
+			break
+		}
+	}
+	for range maxReapChunks {
+		n, more, err := s.reapBuckets(ctx)
 		total += n
 		if err != nil || !more {
 			return total, err

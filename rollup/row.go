@@ -25,6 +25,22 @@ type Row struct {
 	Value string // the dimension's value; a drill-down's two joined by Sep; "" for Total
 }
 
+// KeptUntil is when the bucket of unit u starting at bucket (Unix
+// seconds) leaves d's retention: the end of the bucket plus its period's
+// retention. ok is false for All's bucket, kept for good.
+func (d *Definition) KeptUntil(u Unit, bucket int64) (until time.Time, ok bool) {
+	if u == All {
+		return time.Time{}, false
+	}
+	var keep time.Duration
+	for _, p := range d.Periods {
+		if p.Unit == u {
+			keep = time.Duration(p.Retention)
+		}
+	}
+	return u.Next(time.Unix(bucket, 0).In(d.Location())).Add(keep), true
+}
+
 // Expand calls add for every row event e updates: for each scope whose
 // members e all has and each period whose bucket of e's time is still
 // kept at now, the scope's total, each dimension e has a value for and
