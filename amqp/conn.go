@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/heraldmq/herald"
 	rabbit "github.com/rabbitmq/amqp091-go"
 )
 
@@ -37,16 +38,7 @@ func (b *backoff) reset() {
 }
 
 // sleep waits d or until ctx ends, reporting whether the full wait passed.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
-}
+func sleep(ctx context.Context, d time.Duration) bool { return herald.Sleep(ctx, d) }
 
 // dial opens one connection named role in the broker.
 func dial(o *Options, role string) (*rabbit.Connection, error) {

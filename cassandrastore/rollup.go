@@ -202,6 +202,24 @@ func (rs *rollupStore) DeleteDefinition(ctx context.Context, account, name strin
 	return nil
 }
 
+// enterLive returns the connection for one read of op on rollup d; no
+// connection when d was deleted (nothing to read, no error) or on an
+// error.
+func (rs *rollupStore) enterLive(ctx context.Context, op string, d *rollup.Definition) (*conn, error) {
+	c, err := rs.st.enter(ctx, op)
+	if err != nil {
+		return nil, err
+	}
+	deleted, err := rs.isDeleted(ctx, c, d.ID)
+	switch {
+	case err != nil:
+		return nil, herald.Unavailable(op, err)
+	case deleted:
+		return nil, nil
+	}
+	return c, nil
+}
+
 // isDeleted reports whether rollup id was deleted (remembered once seen).
 func (rs *rollupStore) isDeleted(ctx context.Context, c *conn, id uuid.UUID) (bool, error) {
 	if _, ok := rs.deleted.Load(id); ok {
@@ -271,13 +289,10 @@ func (rs *rollupStore) committedIDs(ctx context.Context, c *conn, d *rollup.Defi
 
 func (rs *rollupStore) Committed(ctx context.Context, d *rollup.Definition, events []rollup.EventKey, now time.Time) (map[string]bool, error) {
 	const op = "rollup events"
-	c, err := rs.st.enter(ctx, op)
-	if err != nil {
-		return nil, err
-	}
-	if deleted, err := rs.isDeleted(ctx, c, d.ID); err != nil || deleted {
+	c, err := rs.enterLive(ctx, op, d)
+	if c == nil {
 		if err != nil {
-			return nil, herald.Unavailable(op, err)
+			return nil, err
 		}
 		return map[string]bool{}, nil
 	}
@@ -334,15 +349,12 @@ func (rs *rollupStore) readRows(ctx context.Context, c *conn, d *rollup.Definiti
 
 func (rs *rollupStore) ReadRows(ctx context.Context, d *rollup.Definition, rows []rollup.Row) ([][]int64, error) {
 	const op = "read rollup"
-	c, err := rs.st.enter(ctx, op)
+	c, err := rs.enterLive(ctx, op, d)
 	if err != nil {
 		return nil, err
 	}
 	out := make([][]int64, len(rows))
-	if deleted, err := rs.isDeleted(ctx, c, d.ID); err != nil || deleted {
-		if err != nil {
-			return nil, herald.Unavailable(op, err)
-		}
+	if c == nil {
 		return out, nil
 	}
 	found, err := rs.readRows(ctx, c, d, rows)
@@ -357,15 +369,9 @@ func (rs *rollupStore) ReadRows(ctx context.Context, d *rollup.Definition, rows 
 
 func (rs *rollupStore) ReadPartition(ctx context.Context, d *rollup.Definition, p rollup.Partition, after string, f func(string, []int64) bool) error {
 	const op = "read rollup"
-	c, err := rs.st.enter(ctx, op)
-	if err != nil {
+	c, err := rs.enterLive(ctx, op, d)
+	if c == nil {
 		return err
-	}
-	if deleted, err := rs.isDeleted(ctx, c, d.ID); err != nil || deleted {
-		if err != nil {
-			return herald.Unavailable(op, err)
-		}
-		return nil
 	}
 	it := c.s.Query(rs.cql(`SELECT value, sums FROM %s.rollup_rows WHERE rollup_id = ? AND scope = ? AND skey = ? AND unit = ? AND bucket = ? AND dim = ? AND value > ?`),
 		cqlUUID(d.ID), p.Scope, p.Key, string(p.Unit), p.Bucket, p.Dim, after).WithContext(ctx).PageSize(1000).Iter()

@@ -127,8 +127,8 @@ func (rs *rollupStore) Commit(ctx context.Context, d *rollup.Definition, b *roll
 			if time.Now().After(giveUp) {
 				return herald.Errorf(herald.EUnavailable, "rollup %s: other nodes kept committing first; retry", d.Name)
 			}
-			if err := sleepCtx(ctx, time.Duration(rand.Int64N(int64(lossBackoff(attempt))))); err != nil {
-				return herald.Unavailable(op, err)
+			if !herald.Sleep(ctx, time.Duration(rand.Int64N(int64(lossBackoff(attempt))))) {
+				return herald.Unavailable(op, ctx.Err())
 			}
 		}
 		if !w.known {
@@ -550,16 +550,4 @@ func jsonFiring(f rollup.Firing) ([]byte, error) {
 		return nil, errNoFiring
 	}
 	return json.Marshal(f)
-}
-
-// sleepCtx waits for d or until ctx ends.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

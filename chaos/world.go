@@ -15,6 +15,7 @@ import (
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 	"github.com/google/uuid"
+	"github.com/heraldmq/herald"
 )
 
 var keyspaceRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]{0,47}$`)
@@ -207,14 +208,10 @@ var healthClient = &http.Client{Transport: &http.Transport{Proxy: nil, MaxIdleCo
 // killed process was started again, or the cut link healed.
 func (w *world) inject(ctx context.Context, k FaultKind) (time.Time, error) {
 	pause := func(d time.Duration) error {
-		t := time.NewTimer(d)
-		defer t.Stop()
-		select {
-		case <-t.C:
-			return nil
-		case <-ctx.Done():
+		if !herald.Sleep(ctx, d) {
 			return ctx.Err()
 		}
+		return nil
 	}
 	cut := func(ps ...*proxy) (time.Time, error) {
 		for _, p := range ps {

@@ -250,14 +250,7 @@ func (s *Service) flush(ctx context.Context, d *Definition, caller sqs.Caller, p
 }
 
 // sleep waits d or until ctx ends.
-func (s *Service) sleep(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
-	}
-}
+func (s *Service) sleep(ctx context.Context, d time.Duration) { herald.Sleep(ctx, d) }
 
 // checkSource checks, when a definition names a queue, that its account
 // can consume it (it exists, and its owner or policy lets the account
