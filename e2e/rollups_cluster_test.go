@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -106,4 +107,108 @@ func waitTotals(t *testing.T, s *server, name string, want map[string]int64, wit
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+}
+
+// TestRollupTriggersFireOnceAcrossTwoNodes: two Herald nodes on Cassandra
+// take the same events (every batch posted to both), one node is killed
+// half-way; a threshold trigger and a sliding-window trigger each fire
+// once, and their firings reach an SQS queue and an HTTP endpoint through
+// a topic (at least once: receivers dedupe by firing_id).
+func TestRollupTriggersFireOnceAcrossTwoNodes(t *testing.T) {
+	requireCassandra(t)
+	requireRedis(t)
+	dirA := t.TempDir() // node A makes the SNS signing key there; node B signs with it too, as a cluster must
+	nodes := []*server{cassandra.start(t, dirA)}
+	nodes = append(nodes, cassandra.start(t, "", "--sns-signing-key-file", filepath.Join(dirA, "sns-signing-key.pem"),
+		"--sns-signing-cert-file", filepath.Join(dirA, "sns-signing-cert.pem")))
+	c, q := snsClient(nodes[0]), sqsClient(nodes[0])
+	topic := newTopic(t, c, nil)
+	queueURL := newQueue(t, q, "", nil)
+	subscribe(t, c, topic, "sqs", queueArn(t, q, queueURL), map[string]string{"RawMessageDelivery": "true"})
+	ep := newSNSEndpoint(t, 0)
+	subscribe(t, c, topic, "http", ep.URL(), map[string]string{"RawMessageDelivery": "true"})
+	waitConfirmed(t, c, topic, ep.URL())
+
+	name := fmt.Sprintf("fires%d", time.Now().UnixNano()%1e9)
+	def := map[string]any{"event": map[string]string{"id": "id", "time": "time"}, "scopes": [][]string{{"channel"}},
+		"metrics": []string{"plays"}, "periods": []map[string]string{{"unit": "minute"}, {"unit": "all"}}}
+	if st := call(t, nodes[1], http.MethodPut, "/v1/rollups/"+name, def, nil); st != http.StatusCreated {
+		t.Fatalf("PUT: %d", st)
+	}
+	triggers := map[string]map[string]any{
+		"hundred": {"metric": "plays", "scope": map[string]string{"channel": "*"}, "unit": "all", "threshold": 100, "topic_arn": topic},
+		"burst":   {"metric": "plays", "scope": map[string]string{"channel": "*"}, "unit": "minute", "window": "5m", "threshold": 50, "topic_arn": topic},
+	}
+	for id, tr := range triggers {
+		if st := call(t, nodes[0], http.MethodPut, "/v1/rollups/"+name+"/triggers/"+id, tr, nil); st != http.StatusOK {
+			t.Fatalf("PUT trigger %s: %d", id, st)
+		}
+	}
+	for batch := range 15 { // 150 events of one play, 10 a post
+		var events []map[string]any
+		for i := range 10 {
+			events = append(events, map[string]any{"id": fmt.Sprint(batch*10 + i), "time": time.Now().UTC().Format(time.RFC3339), "channel": "c", "plays": 1})
+		}
+		for _, s := range nodes {
+			if st := call(t, s, http.MethodPost, "/v1/rollups/"+name+"/events", events, nil); st != http.StatusOK {
+				t.Fatalf("batch %d: POST events: %d", batch, st)
+			}
+		}
+		if batch == 7 {
+			nodes[0].kill(t)
+			nodes[0] = cassandra.start(t, dirA)
+		}
+	}
+	// Both triggers' firings, at least once each, on both receivers.
+	want := map[string]int64{"hundred": 100, "burst": 50}
+	collect := func(bodies []string) map[string]map[string]int64 { // trigger -> firing_id -> total
+		out := map[string]map[string]int64{}
+		for _, b := range bodies {
+			var f struct {
+				ID      string `json:"firing_id"`
+				Trigger string
+				Total   int64
+			}
+			if err := json.Unmarshal([]byte(b), &f); err != nil {
+				t.Fatalf("a firing that is not JSON: %s", b)
+			}
+			if out[f.Trigger] == nil {
+				out[f.Trigger] = map[string]int64{}
+			}
+			out[f.Trigger][f.ID] = f.Total
+		}
+		return out
+	}
+	check := func(where string, got map[string]map[string]int64) {
+		t.Helper()
+		for trig, total := range want {
+			if len(got[trig]) != 1 {
+				t.Errorf("%s: trigger %s fired %d distinct times: %v, want once", where, trig, len(got[trig]), got[trig])
+			}
+			for _, v := range got[trig] {
+				if v != total {
+					t.Errorf("%s: trigger %s fired at %d, want %d", where, trig, v, total)
+				}
+			}
+		}
+		if len(got) != len(want) {
+			t.Errorf("%s: firings of triggers %v", where, got)
+		}
+	}
+	ep.waitFor(2, time.Minute)
+	q = sqsClient(nodes[1]) // node A moved when it restarted; B serves the same queue
+	var fromQueue []string
+	for _, m := range receiveN(t, q, queueURL, 2, time.Minute, 30) {
+		fromQueue = append(fromQueue, aws.ToString(m.Body))
+	}
+	time.Sleep(3 * time.Second) // a second publish of a firing (both nodes publish) would be in by now
+	for _, m := range receiveN(t, q, queueURL, 100, 2*time.Second, 30) { // whatever else came
+		fromQueue = append(fromQueue, aws.ToString(m.Body))
+	}
+	ep.mu.Lock()
+	fromEndpoint := append([]string(nil), ep.raw...)
+	ep.mu.Unlock()
+	check("queue", collect(fromQueue))
+	check("endpoint", collect(fromEndpoint))
+	waitTotals(t, nodes[1], name, map[string]int64{"c": 150}, 10*time.Second)
 }
