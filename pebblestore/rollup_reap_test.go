@@ -107,3 +107,64 @@ func TestRollupBucketsReapedPastRetention(t *testing.T) {
 	}
 	want("after a commit (the row cache was dropped)", -1, -1, -1, 101)
 }
+
+// TestRollupExactPastTheRowCache: with more rows than the row cache
+// holds, commits stay exact (evicted rows are read, new ones known new by
+// the existence filter), also after a reopen.
+func TestRollupExactPastTheRowCache(t *testing.T) {
+	dir := t.TempDir()
+	var d rollup.Definition
+	if err := json.Unmarshal([]byte(`{"name": "r", "event": {"id": "id", "time": "time"}, "scopes": [["channel"]],
+		"metrics": ["plays"], "dimensions": ["city"], "periods": [{"unit": "all"}]}`), &d); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Normalize(); err != nil {
+		t.Fatal(err)
+	}
+	d.Account, d.ID = "000000000000", uuid.New()
+	now := time.Now()
+	round := func(db *DB, r int) {
+		t.Helper()
+		st := db.Rollups().(*RollupStore)
+		st.maxRows = 100
+		for batch := range 10 {
+			b := rollup.NewBatch(&d)
+			for i := range 100 {
+				b.Add(rollup.Event{ID: fmt.Sprintf("%d-%d-%d", r, batch, i), Time: now,
+					Values: map[string]string{"channel": "c", "city": fmt.Sprintf("city%04d", batch*100+i)}, Deltas: []int64{1}}, now)
+			}
+			if err := st.Commit(t.Context(), &d, b, now); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	check := func(db *DB, want int64) {
+		t.Helper()
+		rows := []rollup.Row{{Key: "c", Unit: rollup.All, Dim: rollup.Total}}
+		for _, city := range []string{"city0000", "city0500", "city0999"} {
+			rows = append(rows, rollup.Row{Key: "c", Unit: rollup.All, Dim: 0, Value: city})
+		}
+		got, err := db.Rollups().ReadRows(t.Context(), &d, rows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got[0][0] != 1000*want || got[1][0] != want || got[2][0] != want || got[3][0] != want {
+			t.Fatalf("rows %v, want the total %d and each city %d", got, 1000*want, want)
+		}
+	}
+	db, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	round(db, 1)
+	round(db, 2)
+	check(db, 2)
+	db.Close()
+	db, err = Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	round(db, 3)
+	check(db, 3)
+}

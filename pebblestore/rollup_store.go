@@ -37,14 +37,25 @@ type RollupStore struct {
 	rowsMu  sync.Mutex
 	rows    map[uuid.UUID]*rowCache
 	noCache bool // benchmarks: read every row from Pebble
+	maxRows int  // tests: the row cache's bound (maxCachedRows when 0)
+}
+
+// cacheBound is the most rows one rollup's cache holds.
+func (s *RollupStore) cacheBound() int {
+	if s.maxRows > 0 {
+		return s.maxRows
+	}
+	return maxCachedRows
 }
 
 // rowCache is one rollup's cached rows, by key. When complete, it holds
 // every row of the rollup, so a row it lacks does not exist and needs no
-// read either.
+// read either; when not, exists (every row key of the rollup) tells most
+// rows that do not exist yet apart without a read.
 type rowCache struct {
 	m        map[string][]int64
 	complete bool
+	exists   *rowBloom
 }
 
 // maxCachedRows bounds a rollup's row cache (about 250 bytes a row with 18
@@ -61,17 +72,41 @@ func (s *RollupStore) cacheOf(d *rollup.Definition) (*rowCache, error) {
 	if c != nil {
 		return c, nil
 	}
-	c = &rowCache{m: map[string][]int64{}, complete: true}
+	c, err := s.loadCache(d, bloomLimit)
+	if err != nil {
+		return nil, err
+	}
+	s.rowsMu.Lock()
+	defer s.rowsMu.Unlock()
+	if s.rows == nil {
+		s.rows = map[uuid.UUID]*rowCache{}
+	}
+	s.rows[d.ID] = c
+	return c, nil
+}
+
+// loadCache reads every row of rollup d: into the cache while they fit,
+// and every key into the existence filter, sized for limit keys (if more,
+// it starts over with a filter twice as large).
+func (s *RollupStore) loadCache(d *rollup.Definition, limit int) (*rowCache, error) {
+	c := &rowCache{m: map[string][]int64{}, complete: true, exists: newRowBloom(limit)}
 	prefix := rollupPrefix(prefixRollupRow, d.ID)
 	it, err := s.db.pdb.NewIter(&pebble.IterOptions{LowerBound: prefix, UpperBound: prefixEnd(prefix)})
 	if err != nil {
 		return nil, err
 	}
 	for ok := it.First(); ok; ok = it.Next() {
-		if len(c.m) == maxCachedRows {
+		c.exists.add(it.Key())
+		if c.exists.full() {
+			break
+		}
+		if !c.complete {
+			continue
+		}
+		if len(c.m) == s.cacheBound() {
 			clear(c.m)
 			c.complete = false
-			break
+			continue
 		}
 		sums, good := rollup.DecodeSums(it.Value(), len(d.Metrics))
 		if !good {
@@ -83,13 +118,23 @@ func (s *RollupStore) cacheOf(d *rollup.Definition) (*rowCache, error) {
 	if err := errors.Join(it.Error(), it.Close()); err != nil {
 		return nil, err
 	}
-	s.rowsMu.Lock()
-	defer s.rowsMu.Unlock()
-	if s.rows == nil {
-		s.rows = map[uuid.UUID]*rowCache{}
+	if c.exists.full() {
+		return s.loadCache(d, 2*limit)
 	}
-	s.rows[d.ID] = c
 	return c, nil
+}
+
+// evictHalf drops about half of c's rows (the cache is over its bound);
+// it is no longer complete, and the existence filter answers for the rest.
+func (c *rowCache) evictHalf() {
+	n := len(c.m) / 2
+	for k := range c.m {
+		if n--; n < 0 {
+			break
+		}
+		delete(c.m, k)
+	}
+	c.complete = false
 }
 
 func (s *RollupStore) forgetCache(id uuid.UUID) {
@@ -286,6 +331,8 @@ func (s *RollupStore) Commit(ctx context.Context, d *rollup.Definition, b *rollu
 			return slices.Clone(cur), nil // the cache changes only once the write committed
 		case cache.complete && !s.noCache:
 			return nil, nil // no such row yet
+		case !cache.exists.mayContain(key) && !s.noCache:
+			return nil, nil // no such row yet (the filter knows every row)
 		}
 		cur, _, err := get(s.db, key, func(v []byte) ([]int64, error) {
 			out, ok := rollup.DecodeSums(v, n)
@@ -358,12 +405,22 @@ func (s *RollupStore) Commit(ctx context.Context, d *rollup.Definition, b *rollu
 	if err := wb.Commit(pebble.Sync); err != nil {
 		return herald.Unavailable("commit rollup", err)
 	}
-	if len(cache.m)+len(written) > maxCachedRows {
-		clear(cache.m)
-		cache.complete = false
+	if len(cache.m)+len(written) > s.cacheBound() {
+		cache.evictHalf()
 	}
 	for k, v := range written {
 		cache.m[k] = v
+		cache.exists.add([]byte(k))
+	}
+	if cache.exists.full() {
+		// Rebuild the filter larger, from the rows on disk (rare: each
+		// rebuild doubles it).
+		fresh, err := s.loadCache(d, 2*cache.exists.limit)
+		if err != nil {
+			s.forgetCache(d.ID) // the next commit loads it again
+			return nil
+		}
+		cache.exists = fresh.exists
 	}
 	return nil
 }
