@@ -1,6 +1,12 @@
-// Package cassandrastore is Herald's Apache Cassandra storage engine: an
-// implementation of cache.Store on a Cassandra cluster (5.0 or newer), for
-// deployments where several Herald processes share one cache.
+// Package cassandrastore is Herald's Apache Cassandra storage engine, for
+// deployments where several Herald processes share one store (Cassandra
+// 5.0 or newer): cache.Store (below), and on the same connection the SQS
+// store (Queues; sqs_*.go), the SNS store (Topics; sns*.go) and the rollup
+// store (Rollups; rollup*.go: commits serialised by a lightweight
+// transaction per rollup, absolute values written USING TIMESTAMP of the
+// commit's number, see rollup_commit.go).
+//
+// # Layout of the message cache
 //
 // # Layout
 //

@@ -9,4 +9,10 @@
 // message, and a node's whole subtree is contiguous, so Children can jump
 // from one child to the next with a seek. Expired data is invisible to
 // readers at once and reclaimed by a background reaper.
+//
+// The same DB holds the SQS store (Queues; sqs_*.go), the SNS store
+// (Topics) and the rollup store (Rollups; rollup_*.go: one synced batch per
+// commit under a lock per rollup, a row cache and a Bloom filter of row
+// keys in memory, and a reaper for event records and buckets past their
+// retention). keys.go has every keyspace.
 package pebblestore
