@@ -239,6 +239,26 @@ func (rs *rollupStore) isDeleted(ctx context.Context, c *conn, id uuid.UUID) (bo
 	return deleted, nil
 }
 
+// inQuery is one read of a partition's clustering keys (an IN list).
+type inQuery[P comparable] struct {
+	part P
+	keys []string
+}
+
+// inQueries splits the keys wanted per partition into IN lists of at
+// most 100 (Cassandra reads each list in one query).
+func inQueries[P comparable](groups map[P][]string) []inQuery[P] {
+	var out []inQuery[P]
+	for p, keys := range groups {
+		for len(keys) > 0 {
+			n := min(len(keys), 100)
+			out = append(out, inQuery[P]{p, keys[:n]})
+			keys = keys[n:]
+		}
+	}
+	return out
+}
+
 // eventHour is the hour of an event's time, its record's partition.
 func eventHour(t time.Time) int64 { return t.Truncate(time.Hour).Unix() }
 
@@ -254,25 +274,14 @@ func (rs *rollupStore) committedIDs(ctx context.Context, c *conn, d *rollup.Defi
 		p := part{eventHour(e.Time), stringShard(e.ID, rollupEventShards)}
 		groups[p] = append(groups[p], e.ID)
 	}
-	type query struct {
-		p   part
-		ids []string
-	}
-	var qs []query
-	for p, ids := range groups {
-		for len(ids) > 0 {
-			n := min(len(ids), 100)
-			qs = append(qs, query{p, ids[:n]})
-			ids = ids[n:]
-		}
-	}
+	qs := inQueries(groups)
 	var mu sync.Mutex
 	out := map[string]bool{}
 	nowMs := now.UnixMilli()
 	err := parallel(len(qs), rollupReadWorkers, func(i int) error {
 		q := qs[i]
 		it := c.s.Query(rs.cql(`SELECT event_id, expires_ms FROM %s.rollup_events WHERE rollup_id = ? AND hour = ? AND shard = ? AND event_id IN ?`),
-			cqlUUID(d.ID), q.p.hour, q.p.shard, q.ids).WithContext(ctx).Iter()
+			cqlUUID(d.ID), q.part.hour, q.part.shard, q.keys).WithContext(ctx).Iter()
 		var id string
 		var exp int64
 		for it.Scan(&id, &exp) {
@@ -311,24 +320,13 @@ func (rs *rollupStore) readRows(ctx context.Context, c *conn, d *rollup.Definiti
 		p := rollup.PartitionOf(r)
 		groups[p] = append(groups[p], r.Value)
 	}
-	type query struct {
-		p      rollup.Partition
-		values []string
-	}
-	var qs []query
-	for p, values := range groups {
-		for len(values) > 0 {
-			n := min(len(values), 100)
-			qs = append(qs, query{p, values[:n]})
-			values = values[n:]
-		}
-	}
+	qs := inQueries(groups)
 	var mu sync.Mutex
 	out := make(map[rollup.Row][]int64, len(rows))
 	err := parallel(len(qs), rollupReadWorkers, func(i int) error {
-		q := qs[i]
+		q, p := qs[i], qs[i].part
 		it := c.s.Query(rs.cql(`SELECT value, sums FROM %s.rollup_rows WHERE rollup_id = ? AND scope = ? AND skey = ? AND unit = ? AND bucket = ? AND dim = ? AND value IN ?`),
-			cqlUUID(d.ID), q.p.Scope, q.p.Key, string(q.p.Unit), q.p.Bucket, q.p.Dim, q.values).WithContext(ctx).PageSize(len(q.values) + 1).Iter()
+			cqlUUID(d.ID), p.Scope, p.Key, string(p.Unit), p.Bucket, p.Dim, q.keys).WithContext(ctx).PageSize(len(q.keys) + 1).Iter()
 		var value string
 		var b []byte
 		for it.Scan(&value, &b) {
@@ -337,7 +335,7 @@ func (rs *rollupStore) readRows(ctx context.Context, c *conn, d *rollup.Definiti
 				it.Close()
 				return fmt.Errorf("rollup row: bad varint")
 			}
-			r := rollup.Row{Scope: q.p.Scope, Key: q.p.Key, Unit: q.p.Unit, Bucket: q.p.Bucket, Dim: q.p.Dim, Value: value}
+			r := rollup.Row{Scope: p.Scope, Key: p.Key, Unit: p.Unit, Bucket: p.Bucket, Dim: p.Dim, Value: value}
 			mu.Lock()
 			out[r] = sums
 			mu.Unlock()

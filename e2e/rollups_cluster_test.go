@@ -201,7 +201,7 @@ func TestRollupTriggersFireOnceAcrossTwoNodes(t *testing.T) {
 	for _, m := range receiveN(t, q, queueURL, 2, time.Minute, 30) {
 		fromQueue = append(fromQueue, aws.ToString(m.Body))
 	}
-	time.Sleep(3 * time.Second) // a second publish of a firing (both nodes publish) would be in by now
+	time.Sleep(3 * time.Second)                                          // a second publish of a firing (both nodes publish) would be in by now
 	for _, m := range receiveN(t, q, queueURL, 100, 2*time.Second, 30) { // whatever else came
 		fromQueue = append(fromQueue, aws.ToString(m.Body))
 	}
