@@ -40,7 +40,7 @@ import (
 //	'F'     firingID                                    empty: a trigger crossing that fired
 //	'O'     firingID                                    a firing to publish (JSON)
 //	'R'     uvarint(len account) account name           rollup definition (JSON)
-//	'X'     expiry ms(8 BE) partition key ('C'...)       account 0x00 name (the reaper's index of 'C' partitions)
+//	'X'     expiry ms(8 BE) rollupID(16) unit bucket     account 0x00 name (the reaper's index of rollup buckets)
 //
 // encPath is the path's words joined by 0x01 instead of '.'. Words only hold
 // [A-Za-z0-9_:-], so 0x00, 0x01 and 0x02 never occur inside one, and:

@@ -17,7 +17,7 @@ import (
 //	'E' expiry ms(8 BE) rollupID(16) eventID                  empty: when a committed event's record may go
 //	'F' firingID                                              empty: this crossing fired (never again)
 //	'O' firingID                                              firing to publish (JSON), until published
-//	'X' expiry ms(8 BE) partitionKey                          account 0x00 name: when a partition's bucket leaves its retention
+//	'X' expiry ms(8 BE) rollupID(16) unit(1) bucket(8 BE)     account 0x00 name: when a bucket leaves its retention
 //
 // partition is uvarint(scope) uvarint(len key) key unit(1) bucket(8 BE,
 // sign bit flipped) uvarint(dim+1): a partition's rows (its dimension's
@@ -31,16 +31,18 @@ const (
 	prefixEventExpiry byte = 'E' // committed events by expiry, for the reaper
 	prefixFired       byte = 'F' // trigger crossings that fired
 	prefixOutbox      byte = 'O' // trigger firings not yet published
-	prefixBucketEnd   byte = 'X' // partitions by the end of their retention, for the reaper
+	prefixBucketEnd   byte = 'X' // rollup buckets by the end of their retention, for the reaper
 )
 
-// bucketEndKey indexes partition key pkey (a partitionKey) by when its
-// bucket leaves its retention.
-func bucketEndKey(expMs int64, pkey []byte) []byte {
-	k := make([]byte, 0, 1+8+len(pkey))
+// bucketEndKey indexes bucket (Unix seconds) of unit u of rollup id by
+// when it leaves its retention.
+func bucketEndKey(expMs int64, id uuid.UUID, u rollup.Unit, bucket int64) []byte {
+	k := make([]byte, 0, 1+8+16+1+8)
 	k = append(k, prefixBucketEnd)
 	k = binary.BigEndian.AppendUint64(k, uint64(expMs))
-	return append(k, pkey...)
+	k = append(k, id[:]...)
+	k = append(k, unitByte(u))
+	return binary.BigEndian.AppendUint64(k, uint64(bucket)^(1<<63))
 }
 
 func firingKey(kind byte, id string) []byte { return append([]byte{kind}, id...) }

@@ -14,137 +14,156 @@ import (
 	"github.com/heraldmq/herald/rollup"
 )
 
-// Buckets past their retention: every commit that creates a row indexes
-// its partition under 'X' by when the partition's bucket leaves its
-// period's retention (Definition.KeptUntil). reapBuckets takes the entries
-// due, and deletes each partition's rows, unless the rollup's retention
+// Buckets past their retention: a commit that creates rows indexes their
+// buckets under 'X' (one key per rollup, unit and bucket) by when each
+// leaves its period's retention (Definition.KeptUntil). reapBuckets takes
+// the entries due and deletes the rows of those buckets, one scan of each
+// rollup's rows for all its due buckets, unless the rollup's retention
 // grew since (then the entry moves to the new time). A commit never
 // writes a bucket past its retention (Definition.Expand skips it), so a
-// reaped partition is not written again.
+// reaped bucket is not written again.
 
-// rangeDeleteRows is the most rows of a partition deleted one by one;
-// a larger one goes in one range deletion (many range tombstones would
-// slow every read).
-const rangeDeleteRows = 64
+// reapDeletes is the most row deletions in one batch of the bucket reaper.
+const reapDeletes = 1000
 
-// reapBuckets reaps up to reapChunk due partitions; more says a full chunk
+// dueBucket is one bucket of a rollup due for reaping.
+type dueBucket struct {
+	unit  byte
+	start int64
+}
+
+// reapBuckets reaps up to reapChunk due buckets; more says a full chunk
 // was taken. n counts the rows deleted.
 func (s *RollupStore) reapBuckets(ctx context.Context) (n int, more bool, err error) {
 	if err := s.db.enter(ctx, "reap rollup buckets"); err != nil {
 		return 0, false, err
 	}
 	defer s.db.leave()
-	now := s.db.now()
+	nowMs := s.db.now().UnixMilli()
 	lower := []byte{prefixBucketEnd}
-	upper := binary.BigEndian.AppendUint64([]byte{prefixBucketEnd}, uint64(now.UnixMilli()+1))
+	upper := binary.BigEndian.AppendUint64([]byte{prefixBucketEnd}, uint64(nowMs+1))
 	it, err := s.db.pdb.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
 	if err != nil {
 		return 0, false, herald.Unavailable("reap rollup buckets", err)
 	}
-	type due struct{ key, owner []byte }
-	var entries []due
-	for ok := it.First(); ok && len(entries) < reapChunk; ok = it.Next() {
-		entries = append(entries, due{bytes.Clone(it.Key()), bytes.Clone(it.Value())})
+	due := map[uuid.UUID]map[dueBucket]bool{}
+	taken := 0
+	for ok := it.First(); ok && taken < reapChunk; ok = it.Next() {
+		taken++
+		id, bk, keep, err := s.dueEntry(it.Key(), it.Value(), nowMs)
+		if err != nil {
+			it.Close()
+			return 0, false, herald.Unavailable("reap rollup buckets", err)
+		}
+		if keep {
+			if due[id] == nil {
+				due[id] = map[dueBucket]bool{}
+			}
+			due[id][bk] = true
+		}
 	}
 	if err := errors.Join(it.Error(), it.Close()); err != nil {
 		return 0, false, herald.Unavailable("reap rollup buckets", err)
 	}
-	reaped := map[uuid.UUID]bool{}
-	for _, e := range entries {
-		k, err := s.reapPartition(ctx, e.key, e.owner, now.UnixMilli(), reaped)
+	for id, buckets := range due {
+		k, err := s.reapRows(id, buckets)
 		n += k
+		s.forgetCache(id) // its cache may hold rows just deleted
 		if err != nil {
 			return n, false, herald.Unavailable("reap rollup buckets", err)
 		}
 	}
-	for id := range reaped {
-		s.forgetCache(id) // its cache may hold rows just deleted
-	}
-	return n, len(entries) == reapChunk, nil
+	return n, taken == reapChunk, nil
 }
 
-// reapPartition handles one due entry (key, owner: account 0x00 name).
-func (s *RollupStore) reapPartition(ctx context.Context, key, owner []byte, nowMs int64, reaped map[uuid.UUID]bool) (int, error) {
-	pkey := key[9:]
-	if len(pkey) < 17 || pkey[0] != prefixRollupRow {
-		return 0, s.db.pdb.Delete(key, pebble.NoSync) // not an entry of this layout
-	}
-	id, _ := uuid.FromBytes(pkey[1:17])
-	defer s.locks.lock(id[:])()
+// dueEntry handles one due entry (key, owner: account 0x00 name): it
+// deletes it, or moves it when the rollup's retention grew since, and
+// says which bucket of which rollup to reap (reap false: none, the entry
+// moved or its rollup is gone with its rows).
+func (s *RollupStore) dueEntry(key, owner []byte, nowMs int64) (id uuid.UUID, bk dueBucket, reap bool, err error) {
 	b := s.db.pdb.NewBatch()
 	defer b.Close()
 	if err := b.Delete(key, nil); err != nil {
-		return 0, err
+		return id, bk, false, err
 	}
+	if len(key) != 1+8+16+1+8 || int(key[25]) >= len(rollup.Units) {
+		return id, bk, false, b.Commit(pebble.NoSync) // not an entry of this layout
+	}
+	id, _ = uuid.FromBytes(key[9:25])
+	bk = dueBucket{unit: key[25], start: int64(binary.BigEndian.Uint64(key[26:]) ^ (1 << 63))}
 	account, name, _ := strings.Cut(string(owner), "\x00")
 	d, found, err := get(s.db, rollupDefKey(account, name), decodeDefinition)
 	if err != nil {
-		return 0, err
+		return id, bk, false, err
 	}
-	if found && d.ID == id {
-		if p, ok := decodePartition(pkey); ok {
-			if until, ok := d.KeptUntil(p.Unit, p.Bucket); ok && until.UnixMilli() > nowMs {
-				// The retention grew since: the entry moves.
-				if err := b.Set(bucketEndKey(until.UnixMilli(), pkey), owner, nil); err != nil {
-					return 0, err
-				}
-				return 0, b.Commit(pebble.NoSync)
-			}
+	if !found || d.ID != id {
+		return id, bk, false, b.Commit(pebble.NoSync) // the rollup is gone, and its rows with it
+	}
+	if until, ok := d.KeptUntil(rollup.Units[bk.unit], bk.start); ok && until.UnixMilli() > nowMs {
+		// The retention grew since: the entry moves.
+		if err := b.Set(bucketEndKey(until.UnixMilli(), id, rollup.Units[bk.unit], bk.start), owner, nil); err != nil {
+			return id, bk, false, err
 		}
+		return id, bk, false, b.Commit(pebble.NoSync)
 	}
-	rows, count, err := s.partitionRows(pkey)
-	if err != nil {
-		return 0, err
-	}
-	if len(rows) > rangeDeleteRows {
-		err = b.DeleteRange(pkey, prefixEnd(pkey), nil)
-	} else {
-		for _, r := range rows {
-			if err = b.Delete(r, nil); err != nil {
-				break
-			}
-		}
-	}
-	if err != nil {
-		return 0, err
-	}
-	reaped[id] = true
-	return count, b.Commit(pebble.NoSync)
+	return id, bk, true, b.Commit(pebble.NoSync)
 }
 
-// partitionRows counts the rows under pkey and returns the keys of the
-// first rangeDeleteRows+1.
-func (s *RollupStore) partitionRows(pkey []byte) (keys [][]byte, n int, err error) {
-	it, err := s.db.pdb.NewIter(&pebble.IterOptions{LowerBound: pkey, UpperBound: prefixEnd(pkey)})
+// reapRows deletes the rows of rollup id in buckets, scanning the
+// rollup's rows once, reapDeletes deletions a batch.
+func (s *RollupStore) reapRows(id uuid.UUID, buckets map[dueBucket]bool) (int, error) {
+	prefix := rollupPrefix(prefixRollupRow, id)
+	it, err := s.db.pdb.NewIter(&pebble.IterOptions{LowerBound: prefix, UpperBound: prefixEnd(prefix)})
 	if err != nil {
-		return nil, 0, err
+		return 0, err
+	}
+	var keys [][]byte
+	n := 0
+	flush := func() error {
+		if len(keys) == 0 {
+			return nil
+		}
+		b := s.db.pdb.NewBatch()
+		defer b.Close()
+		for _, k := range keys {
+			if err := b.Delete(k, nil); err != nil {
+				return err
+			}
+		}
+		n += len(keys)
+		keys = keys[:0]
+		return b.Commit(pebble.NoSync)
 	}
 	for ok := it.First(); ok; ok = it.Next() {
-		if n++; len(keys) <= rangeDeleteRows {
+		if u, start, good := rowBucket(it.Key()); good && buckets[dueBucket{u, start}] {
 			keys = append(keys, bytes.Clone(it.Key()))
+			if len(keys) == reapDeletes {
+				if err := flush(); err != nil {
+					it.Close()
+					return n, err
+				}
+			}
 		}
 	}
-	return keys, n, errors.Join(it.Error(), it.Close())
+	if err := errors.Join(it.Error(), it.Close()); err != nil {
+		return n, err
+	}
+	return n, flush()
 }
 
-// decodePartition reads the unit and bucket of a partition key
-// (partitionKey).
-func decodePartition(pkey []byte) (rollup.Partition, bool) {
-	b := pkey[17:]
-	scope, n := binary.Uvarint(b)
+// rowBucket reads the unit (as unitByte) and bucket of a row key
+// (rowKey).
+func rowBucket(key []byte) (unit byte, start int64, ok bool) {
+	b := key[17:]
+	_, n := binary.Uvarint(b) // scope
 	if n <= 0 {
-		return rollup.Partition{}, false
+		return 0, 0, false
 	}
 	b = b[n:]
 	klen, n := binary.Uvarint(b)
 	if n <= 0 || uint64(len(b)-n) < klen+9 {
-		return rollup.Partition{}, false
+		return 0, 0, false
 	}
-	key := string(b[n : n+int(klen)])
 	b = b[n+int(klen):]
-	if int(b[0]) >= len(rollup.Units) {
-		return rollup.Partition{}, false
-	}
-	return rollup.Partition{Scope: int(scope), Key: key, Unit: rollup.Units[b[0]],
-		Bucket: int64(binary.BigEndian.Uint64(b[1:9]) ^ (1 << 63))}, true
+	return b[0], int64(binary.BigEndian.Uint64(b[1:9]) ^ (1 << 63)), true
 }

@@ -343,6 +343,11 @@ func (s *RollupStore) Commit(ctx context.Context, d *rollup.Definition, b *rollu
 		})
 		return cur, err
 	}
+	type bucket struct {
+		unit  rollup.Unit
+		start int64
+	}
+	created := map[bucket]bool{} // buckets of the rows this commit creates
 	var buf []byte
 	for row, sums := range b.Rows() {
 		key := rowKey(d.ID, row)
@@ -355,14 +360,7 @@ func (s *RollupStore) Commit(ctx context.Context, d *rollup.Definition, b *rollu
 		}
 		if cur == nil {
 			cur = make([]int64, n)
-			// A new row, maybe of a new partition: index the partition
-			// for the reaper (the same key again if it is not new).
-			if until, ok := d.KeptUntil(row.Unit, row.Bucket); ok {
-				pkey := partitionKey(d.ID, rollup.PartitionOf(row), 0)
-				if err := wb.Set(bucketEndKey(until.UnixMilli(), pkey), []byte(d.Account+"\x00"+d.Name), nil); err != nil {
-					return herald.Unavailable("commit rollup", err)
-				}
-			}
+			created[bucket{row.Unit, row.Bucket}] = true
 		}
 		for i, x := range sums {
 			cur[i] += x
@@ -372,6 +370,15 @@ func (s *RollupStore) Commit(ctx context.Context, d *rollup.Definition, b *rollu
 			return herald.Unavailable("commit rollup", err)
 		}
 		written[string(key)] = cur
+	}
+	// Index the buckets of new rows for the reaper: a few keys a commit,
+	// rewritten as long as a bucket gains rows.
+	for bk := range created {
+		if until, ok := d.KeptUntil(bk.unit, bk.start); ok {
+			if err := wb.Set(bucketEndKey(until.UnixMilli(), d.ID, bk.unit, bk.start), []byte(d.Account+"\x00"+d.Name), nil); err != nil {
+				return herald.Unavailable("commit rollup", err)
+			}
+		}
 	}
 	if olds != nil {
 		// Triggers, once every row's new value is known (a sliding
