@@ -333,7 +333,7 @@ func (rs *rollupStore) readRows(ctx context.Context, c *conn, d *rollup.Definiti
 			sums, ok := rollup.DecodeSums(b, len(d.Metrics))
 			if !ok {
 				it.Close()
-				return fmt.Errorf("rollup row: bad varint")
+				return rollup.ErrBadSums
 			}
 			r := rollup.Row{Scope: p.Scope, Key: p.Key, Unit: p.Unit, Bucket: p.Bucket, Dim: p.Dim, Value: value}
 			mu.Lock()
@@ -379,7 +379,7 @@ func (rs *rollupStore) ReadPartition(ctx context.Context, d *rollup.Definition, 
 		sums, ok := rollup.DecodeSums(b, len(d.Metrics))
 		if !ok {
 			it.Close()
-			return herald.Unavailable(op, fmt.Errorf("rollup row: bad varint"))
+			return herald.Unavailable(op, rollup.ErrBadSums)
 		}
 		if !f(value, sums) {
 			break

@@ -335,7 +335,7 @@ func (rs *rollupStore) loadPartitions(ctx context.Context, c *conn, d *rollup.De
 			sums, ok := rollup.DecodeSums(b, len(d.Metrics))
 			if !ok {
 				it.Close()
-				return fmt.Errorf("rollup row: bad varint")
+				return rollup.ErrBadSums
 			}
 			got[i].values = append(got[i].values, value)
 			got[i].sums = append(got[i].sums, sums)

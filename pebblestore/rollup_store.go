@@ -137,6 +137,17 @@ func (c *rowCache) evictHalf() {
 	c.complete = false
 }
 
+// rowDecoder decodes a stored row of n metrics (for get).
+func rowDecoder(n int) func([]byte) ([]int64, error) {
+	return func(v []byte) ([]int64, error) {
+		sums, ok := rollup.DecodeSums(v, n)
+		if !ok {
+			return nil, rollup.ErrBadSums
+		}
+		return sums, nil
+	}
+}
+
 func (s *RollupStore) forgetCache(id uuid.UUID) {
 	s.rowsMu.Lock()
 	defer s.rowsMu.Unlock()
@@ -334,13 +345,7 @@ func (s *RollupStore) Commit(ctx context.Context, d *rollup.Definition, b *rollu
 		case !cache.exists.mayContain(key) && !s.noCache:
 			return nil, nil // no such row yet (the filter knows every row)
 		}
-		cur, _, err := get(s.db, key, func(v []byte) ([]int64, error) {
-			out, ok := rollup.DecodeSums(v, n)
-			if !ok {
-				return nil, errors.New("rollup row: bad varint")
-			}
-			return out, nil
-		})
+		cur, _, err := get(s.db, key, rowDecoder(n))
 		return cur, err
 	}
 	type bucket struct {
@@ -494,13 +499,7 @@ func (s *RollupStore) ReadRows(ctx context.Context, d *rollup.Definition, rows [
 	defer s.db.leave()
 	out := make([][]int64, len(rows))
 	for i, r := range rows {
-		v, _, err := get(s.db, rowKey(d.ID, r), func(v []byte) ([]int64, error) {
-			sums, ok := rollup.DecodeSums(v, len(d.Metrics))
-			if !ok {
-				return nil, errors.New("rollup row: bad varint")
-			}
-			return sums, nil
-		})
+		v, _, err := get(s.db, rowKey(d.ID, r), rowDecoder(len(d.Metrics)))
 		if err != nil {
 			return nil, herald.Unavailable("read rollup", err)
 		}
@@ -527,7 +526,7 @@ func (s *RollupStore) ReadPartition(ctx context.Context, d *rollup.Definition, p
 	for ok := it.First(); ok; ok = it.Next() {
 		sums, good := rollup.DecodeSums(it.Value(), len(d.Metrics))
 		if !good {
-			return herald.Unavailable("read rollup", errors.New("rollup row: bad varint"))
+			return herald.Unavailable("read rollup", rollup.ErrBadSums)
 		}
 		if !f(string(it.Key()[len(prefix):]), sums) {
 			return nil

@@ -1,6 +1,9 @@
 package rollup
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"errors"
+)
 
 // AppendSums appends the encoding of a row's sums to b: one zigzag varint
 // per metric, the engines' stored form of a row.
@@ -10,6 +13,9 @@ func AppendSums(b []byte, sums []int64) []byte {
 	}
 	return b
 }
+
+// ErrBadSums is the error of a stored row whose sums are not varints.
+var ErrBadSums = errors.New("rollup row: bad varint")
 
 // DecodeSums reads n sums encoded by AppendSums; missing trailing ones are
 // 0 (a row written before a metric was added). ok is false for bytes that

@@ -228,17 +228,22 @@ func testDedupWindow(e *env) {
 }
 
 // commitConcurrently has ten writers commit 100 events each, one event a
-// commit, all to channel "hot" (in city, if not ""), one play each.
-func (e *env) commitConcurrently(d *rollup.Definition, city string) {
+// commit, all to channel "hot" (in city, if not ""), one play each; the
+// writers take turns among stores (e's own when none).
+func (e *env) commitConcurrently(d *rollup.Definition, city string, stores ...rollup.Store) {
 	e.t.Helper()
+	if len(stores) == 0 {
+		stores = []rollup.Store{e.s}
+	}
 	var wg sync.WaitGroup
 	errs := make(chan error, 10)
 	for w := range 10 {
+		s := stores[w%len(stores)]
 		wg.Go(func() {
 			for i := range 100 {
 				b := rollup.NewBatch(d)
 				b.Add(event(fmt.Sprintf("w%d-%d", w, i), "hot", city, 1, 0), now)
-				if err := e.s.Commit(e.ctx, d, b, now); err != nil {
+				if err := s.Commit(e.ctx, d, b, now); err != nil {
 					errs <- err
 					return
 				}
@@ -415,38 +420,9 @@ func RunStorePair(t *testing.T, open func(t *testing.T) (rollup.Store, rollup.St
 	}
 }
 
-// commitFromBoth has five writers on each store commit 100 events each,
-// one a commit, all to channel "hot" in Paris, one play each.
-func (e *env) commitFromBoth(d *rollup.Definition, other rollup.Store) {
-	e.t.Helper()
-	var wg sync.WaitGroup
-	errs := make(chan error, 10)
-	for w := range 10 {
-		s := e.s
-		if w%2 == 1 {
-			s = other
-		}
-		wg.Go(func() {
-			for i := range 100 {
-				b := rollup.NewBatch(d)
-				b.Add(event(fmt.Sprintf("w%d-%d", w, i), "hot", "Paris", 1, 0), now)
-				if err := s.Commit(e.ctx, d, b, now); err != nil {
-					errs <- err
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	close(errs)
-	if err := <-errs; err != nil {
-		e.t.Fatalf("Commit: %v", err)
-	}
-}
-
 func testPairConcurrent(e *env, other rollup.Store) {
 	d := e.define("r")
-	e.commitFromBoth(d, other)
+	e.commitConcurrently(d, "Paris", e.s, other)
 	e.wantRow(d, allRow(d, "hot", ""), []int64{1000, 0})
 	e.wantRow(d, allRow(d, "hot", "Paris"), []int64{1000, 0})
 	got, err := other.ReadRows(e.ctx, d, []rollup.Row{allRow(d, "hot", "Paris")})
@@ -471,7 +447,7 @@ func testPairDuplicate(e *env, other rollup.Store) {
 
 func testPairTrigger(e *env, other rollup.Store) {
 	d := e.defineWithTrigger("r", 500)
-	e.commitFromBoth(d, other)
+	e.commitConcurrently(d, "Paris", e.s, other)
 	if got := e.pending(d); len(got) != 1 || got[0].Total != 500 {
 		e.t.Fatalf("firings: %+v, want one, at 500", got)
 	}
