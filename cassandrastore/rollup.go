@@ -327,20 +327,13 @@ func (rs *rollupStore) readRows(ctx context.Context, c *conn, d *rollup.Definiti
 		q, p := qs[i], qs[i].part
 		it := c.s.Query(rs.cql(`SELECT value, sums FROM %s.rollup_rows WHERE rollup_id = ? AND scope = ? AND skey = ? AND unit = ? AND bucket = ? AND dim = ? AND value IN ?`),
 			cqlUUID(d.ID), p.Scope, p.Key, string(p.Unit), p.Bucket, p.Dim, q.keys).WithContext(ctx).PageSize(len(q.keys) + 1).Iter()
-		var value string
-		var b []byte
-		for it.Scan(&value, &b) {
-			sums, ok := rollup.DecodeSums(b, len(d.Metrics))
-			if !ok {
-				it.Close()
-				return rollup.ErrBadSums
-			}
+		return scanRows(it, len(d.Metrics), func(value string, sums []int64) bool {
 			r := rollup.Row{Scope: p.Scope, Key: p.Key, Unit: p.Unit, Bucket: p.Bucket, Dim: p.Dim, Value: value}
 			mu.Lock()
 			out[r] = sums
 			mu.Unlock()
-		}
-		return it.Close()
+			return true
+		})
 	})
 	return out, err
 }
@@ -373,22 +366,28 @@ func (rs *rollupStore) ReadPartition(ctx context.Context, d *rollup.Definition, 
 	}
 	it := c.s.Query(rs.cql(`SELECT value, sums FROM %s.rollup_rows WHERE rollup_id = ? AND scope = ? AND skey = ? AND unit = ? AND bucket = ? AND dim = ? AND value > ?`),
 		cqlUUID(d.ID), p.Scope, p.Key, string(p.Unit), p.Bucket, p.Dim, after).WithContext(ctx).PageSize(1000).Iter()
+	if err := scanRows(it, len(d.Metrics), f); err != nil {
+		return herald.Unavailable(op, err)
+	}
+	return nil
+}
+
+// scanRows calls f with each row (value, sums of n metrics) it reads,
+// until f returns false, and closes it.
+func scanRows(it *gocql.Iter, n int, f func(value string, sums []int64) bool) error {
 	var value string
 	var b []byte
 	for it.Scan(&value, &b) {
-		sums, ok := rollup.DecodeSums(b, len(d.Metrics))
+		sums, ok := rollup.DecodeSums(b, n)
 		if !ok {
 			it.Close()
-			return herald.Unavailable(op, rollup.ErrBadSums)
+			return rollup.ErrBadSums
 		}
 		if !f(value, sums) {
 			break
 		}
 	}
-	if err := it.Close(); err != nil {
-		return herald.Unavailable(op, err)
-	}
-	return nil
+	return it.Close()
 }
 
 func (rs *rollupStore) PendingFirings(ctx context.Context, limit int) ([]rollup.Firing, error) {

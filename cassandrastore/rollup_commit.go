@@ -329,19 +329,13 @@ func (rs *rollupStore) loadPartitions(ctx context.Context, c *conn, d *rollup.De
 		p := list[i]
 		it := c.s.Query(rs.cql(`SELECT value, sums FROM %s.rollup_rows WHERE rollup_id = ? AND scope = ? AND skey = ? AND unit = ? AND bucket = ? AND dim = ? LIMIT ?`),
 			cqlUUID(d.ID), p.Scope, p.Key, string(p.Unit), p.Bucket, p.Dim, maxPartitionLoad+1).WithContext(ctx).PageSize(1000).Iter()
-		var value string
-		var b []byte
-		for it.Scan(&value, &b) {
-			sums, ok := rollup.DecodeSums(b, len(d.Metrics))
-			if !ok {
-				it.Close()
-				return rollup.ErrBadSums
-			}
+		err := scanRows(it, len(d.Metrics), func(value string, sums []int64) bool {
 			got[i].values = append(got[i].values, value)
 			got[i].sums = append(got[i].sums, sums)
-		}
+			return true
+		})
 		got[i].big = len(got[i].values) > maxPartitionLoad
-		return it.Close()
+		return err
 	})
 	if err != nil {
 		return nil, err
