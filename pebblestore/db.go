@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/google/uuid"
 	"github.com/heraldmq/herald"
 	"github.com/heraldmq/herald/cache"
@@ -54,6 +55,13 @@ type DB struct {
 // Open opens (creating it if needed) the store in directory dir.
 func Open(dir string, opts Options) (*DB, error) {
 	o := opts.withDefaults()
+	fs := o.fs
+	if fs == nil {
+		fs = vfs.Default
+	}
+	if err := adoptMerger(fs, dir); err != nil {
+		return nil, herald.Unavailable("open", err)
+	}
 	pdb, err := pebble.Open(dir, o.pebbleOptions())
 	if err != nil {
 		return nil, herald.Unavailable("open", err)

@@ -12,7 +12,8 @@
 //
 // The same DB holds the SQS store (Queues; sqs_*.go), the SNS store
 // (Topics) and the rollup store (Rollups; rollup_*.go: one synced batch per
-// commit under a lock per rollup, a row cache and a Bloom filter of row
-// keys in memory, and a reaper for event records and buckets past their
-// retention). keys.go has every keyspace.
+// commit under a lock per rollup, rows written as merges of their deltas
+// that Pebble adds up with the DB's merge operator (rollup_merge.go), and
+// a reaper for event records and buckets past their retention). keys.go
+// has every keyspace.
 package pebblestore

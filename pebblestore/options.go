@@ -96,6 +96,7 @@ func (o Options) pebbleOptions() *pebble.Options {
 		Logger:             pebbleLogger{o.Logger},
 		EventListener:      stallListener(o.Logger),
 		FS:                 o.fs,
+		Merger:             merger,
 	}
 	// Each put first looks its id up and nearly always misses: bloom
 	// filters answer most of those misses without reading a data block.

@@ -12,7 +12,7 @@ import (
 // message cache, the queues and the topics; keys.go has the whole table.
 //
 //	'R' uvarint(len account) account name                     definition (JSON)
-//	'C' rollupID(16) partition value                          row: zigzag varint per metric
+//	'C' rollupID(16) partition value                          row: zigzag varint per metric, written as merges of deltas
 //	'D' rollupID(16) eventID                                  committed event: expiry ms (8 BE)
 //	'E' expiry ms(8 BE) rollupID(16) eventID                  empty: when a committed event's record may go
 //	'F' firingID                                              empty: this crossing fired (never again)
@@ -71,21 +71,29 @@ func unitByte(u rollup.Unit) byte {
 	return 0xff
 }
 
-// partitionKey is the prefix of partition p's rows.
+// partitionKey is the prefix of partition p's rows, with room for extra
+// bytes more.
 func partitionKey(id uuid.UUID, p rollup.Partition, extra int) []byte {
 	k := make([]byte, 0, 1+16+3*binary.MaxVarintLen64+len(p.Key)+9+extra)
-	k = append(k, prefixRollupRow)
-	k = append(k, id[:]...)
-	k = binary.AppendUvarint(k, uint64(p.Scope))
-	k = binary.AppendUvarint(k, uint64(len(p.Key)))
-	k = append(k, p.Key...)
-	k = append(k, unitByte(p.Unit))
-	k = binary.BigEndian.AppendUint64(k, uint64(p.Bucket)^(1<<63))
-	return binary.AppendUvarint(k, uint64(p.Dim+1))
+	return appendPartitionKey(k, id, p.Scope, p.Key, p.Unit, p.Bucket, p.Dim)
 }
 
-func rowKey(id uuid.UUID, r rollup.Row) []byte {
-	return append(partitionKey(id, rollup.PartitionOf(r), len(r.Value)), r.Value...)
+func appendPartitionKey(k []byte, id uuid.UUID, scope int, key string, u rollup.Unit, bucket int64, dim int) []byte {
+	k = append(k, prefixRollupRow)
+	k = append(k, id[:]...)
+	k = binary.AppendUvarint(k, uint64(scope))
+	k = binary.AppendUvarint(k, uint64(len(key)))
+	k = append(k, key...)
+	k = append(k, unitByte(u))
+	k = binary.BigEndian.AppendUint64(k, uint64(bucket)^(1<<63))
+	return binary.AppendUvarint(k, uint64(dim+1))
+}
+
+func rowKey(id uuid.UUID, r rollup.Row) []byte { return appendRowKey(nil, id, r) }
+
+// appendRowKey appends row r's key to k.
+func appendRowKey(k []byte, id uuid.UUID, r rollup.Row) []byte {
+	return append(appendPartitionKey(k, id, r.Scope, r.Key, r.Unit, r.Bucket, r.Dim), r.Value...)
 }
 
 func rollupEventKey(id uuid.UUID, event string) []byte {

@@ -68,7 +68,6 @@ func (s *RollupStore) reapBuckets(ctx context.Context) (n int, more bool, err er
 	for id, buckets := range due {
 		k, err := s.reapRows(id, buckets)
 		n += k
-		s.forgetCache(id) // its cache may hold rows just deleted
 		if err != nil {
 			return n, false, herald.Unavailable("reap rollup buckets", err)
 		}

@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
-	"slices"
 	"sync"
 	"time"
 
@@ -21,120 +20,14 @@ var _ rollup.Store = (*RollupStore)(nil)
 
 // RollupStore is the embedded engine's rollup.Store (keys in
 // rollup_keys.go). One process owns the DB, so a commit is exact by a
-// lock per rollup: under it, Commit checks the batch's events, reads the
-// rows it touches, adds and writes the new absolute values and the events
-// in one synced Pebble batch, which a crash applies whole or not at all.
-// Obtain it with DB.Rollups; it is closed with the DB.
+// lock per rollup: under it, Commit checks the batch's events and writes
+// each row's deltas as a Pebble merge (rollup_merge.go), with the events'
+// records and any trigger firings, in one synced batch, which a crash
+// applies whole or not at all. A commit reads no row, except those a
+// trigger watches. Obtain it with DB.Rollups; it is closed with the DB.
 type RollupStore struct {
 	db    *DB
 	locks stripedLocks // by definition key (definitions) and rollup ID (commits)
-
-	// rows caches the absolute values of rows Commit wrote, per rollup:
-	// this process is the only writer of its DB, so a commit adds to the
-	// cached values instead of reading every row it touches from Pebble
-	// (a third of a commit's CPU; BenchmarkRollupCommit). Guarded by the
-	// rollup's lock; entries are added after their write committed.
-	rowsMu  sync.Mutex
-	rows    map[uuid.UUID]*rowCache
-	noCache bool // benchmarks: read every row from Pebble
-	maxRows int  // tests: the row cache's bound (maxCachedRows when 0)
-}
-
-// cacheBound is the most rows one rollup's cache holds.
-func (s *RollupStore) cacheBound() int {
-	if s.maxRows > 0 {
-		return s.maxRows
-	}
-	return maxCachedRows
-}
-
-// rowCache is one rollup's cached rows, by key. When complete, it holds
-// every row of the rollup, so a row it lacks does not exist and needs no
-// read either; when not, exists (every row key of the rollup) tells most
-// rows that do not exist yet apart without a read.
-type rowCache struct {
-	m        map[string][]int64
-	complete bool
-	exists   *rowBloom
-}
-
-// maxCachedRows bounds a rollup's row cache (about 250 bytes a row with 18
-// metrics); past it the cache starts over.
-const maxCachedRows = 1 << 19
-
-// cacheOf returns rollup d's row cache, loading every row of the rollup
-// into it first if they fit (then it is complete). The caller holds the
-// rollup's lock, so no commit of d runs meanwhile.
-func (s *RollupStore) cacheOf(d *rollup.Definition) (*rowCache, error) {
-	s.rowsMu.Lock()
-	c := s.rows[d.ID]
-	s.rowsMu.Unlock()
-	if c != nil {
-		return c, nil
-	}
-	c, err := s.loadCache(d, bloomLimit)
-	if err != nil {
-		return nil, err
-	}
-	s.rowsMu.Lock()
-	defer s.rowsMu.Unlock()
-	if s.rows == nil {
-		s.rows = map[uuid.UUID]*rowCache{}
-	}
-	s.rows[d.ID] = c
-	return c, nil
-}
-
-// loadCache reads every row of rollup d: into the cache while they fit,
-// and every key into the existence filter, sized for limit keys (if more,
-// it starts over with a filter twice as large).
-func (s *RollupStore) loadCache(d *rollup.Definition, limit int) (*rowCache, error) {
-	c := &rowCache{m: map[string][]int64{}, complete: true, exists: newRowBloom(limit)}
-	prefix := rollupPrefix(prefixRollupRow, d.ID)
-	it, err := s.db.pdb.NewIter(&pebble.IterOptions{LowerBound: prefix, UpperBound: prefixEnd(prefix)})
-	if err != nil {
-		return nil, err
-	}
-	for ok := it.First(); ok; ok = it.Next() {
-		c.exists.add(it.Key())
-		if c.exists.full() {
-			break
-		}
-		if !c.complete {
-			continue
-		}
-		if len(c.m) == s.cacheBound() {
-			clear(c.m)
-			c.complete = false
-			continue
-		}
-		sums, good := rollup.DecodeSums(it.Value(), len(d.Metrics))
-		if !good {
-			c.complete = false
-			continue
-		}
-		c.m[string(it.Key())] = sums
-	}
-	if err := errors.Join(it.Error(), it.Close()); err != nil {
-		return nil, err
-	}
-	if c.exists.full() {
-		return s.loadCache(d, 2*limit)
-	}
-	return c, nil
-}
-
-// evictHalf drops about half of c's rows (the cache is over its bound);
-// it is no longer complete, and the existence filter answers for the rest.
-func (c *rowCache) evictHalf() {
-	n := len(c.m) / 2
-	for k := range c.m {
-		if n--; n < 0 {
-			break
-		}
-		delete(c.m, k)
-	}
-	c.complete = false
 }
 
 // rowDecoder decodes a stored row of n metrics (for get).
@@ -146,12 +39,6 @@ func rowDecoder(n int) func([]byte) ([]int64, error) {
 		}
 		return sums, nil
 	}
-}
-
-func (s *RollupStore) forgetCache(id uuid.UUID) {
-	s.rowsMu.Lock()
-	defer s.rowsMu.Unlock()
-	delete(s.rows, id)
 }
 
 type rollupStoreOnce struct {
@@ -266,7 +153,6 @@ func (s *RollupStore) DeleteDefinition(ctx context.Context, account, name string
 	if err := b.Commit(pebble.Sync); err != nil {
 		return herald.Unavailable("delete rollup", err)
 	}
-	s.forgetCache(d.ID)
 	return nil
 }
 
@@ -325,87 +211,8 @@ func (s *RollupStore) Commit(ctx context.Context, d *rollup.Definition, b *rollu
 	}
 	wb := s.db.pdb.NewBatch()
 	defer wb.Close()
-	n := len(d.Metrics)
-	cache, err := s.cacheOf(d)
-	if err != nil {
+	if err := s.writeRows(wb, d, b, now); err != nil {
 		return herald.Unavailable("commit rollup", err)
-	}
-	written := make(map[string][]int64, b.Len())
-	var olds map[string][]int64 // with triggers: the rows' values before
-	if d.HasTriggers() {
-		olds = make(map[string][]int64, b.Len())
-	}
-	read := func(key []byte) ([]int64, error) {
-		cur, cached := cache.m[string(key)]
-		switch {
-		case cached && !s.noCache:
-			return slices.Clone(cur), nil // the cache changes only once the write committed
-		case cache.complete && !s.noCache:
-			return nil, nil // no such row yet
-		case !cache.exists.mayContain(key) && !s.noCache:
-			return nil, nil // no such row yet (the filter knows every row)
-		}
-		cur, _, err := get(s.db, key, rowDecoder(n))
-		return cur, err
-	}
-	type bucket struct {
-		unit  rollup.Unit
-		start int64
-	}
-	created := map[bucket]bool{} // buckets of the rows this commit creates
-	var buf []byte
-	for row, sums := range b.Rows() {
-		key := rowKey(d.ID, row)
-		cur, err := read(key)
-		if err != nil {
-			return herald.Unavailable("commit rollup", err)
-		}
-		if olds != nil {
-			olds[string(key)] = slices.Clone(cur)
-		}
-		if cur == nil {
-			cur = make([]int64, n)
-			created[bucket{row.Unit, row.Bucket}] = true
-		}
-		for i, x := range sums {
-			cur[i] += x
-		}
-		buf = rollup.AppendSums(buf[:0], cur)
-		if err := wb.Set(key, buf, nil); err != nil {
-			return herald.Unavailable("commit rollup", err)
-		}
-		written[string(key)] = cur
-	}
-	// Index the buckets of new rows for the reaper: a few keys a commit,
-	// rewritten as long as a bucket gains rows.
-	for bk := range created {
-		if until, ok := d.KeptUntil(bk.unit, bk.start); ok {
-			if err := wb.Set(bucketEndKey(until.UnixMilli(), d.ID, bk.unit, bk.start), []byte(d.Account+"\x00"+d.Name), nil); err != nil {
-				return herald.Unavailable("commit rollup", err)
-			}
-		}
-	}
-	if olds != nil {
-		// Triggers, once every row's new value is known (a sliding
-		// window sums rows of other buckets, in the batch or not).
-		lookup := func(r rollup.Row) ([]int64, []int64, error) {
-			key := string(rowKey(d.ID, r))
-			if cur, ok := written[key]; ok {
-				return olds[key], cur, nil
-			}
-			v, err := read([]byte(key))
-			return v, v, err
-		}
-		for row := range b.Rows() {
-			key := string(rowKey(d.ID, row))
-			firings, err := d.Crossings(row, olds[key], written[key], now, lookup)
-			if err == nil {
-				err = s.fire(wb, firings)
-			}
-			if err != nil {
-				return herald.Unavailable("commit rollup", err)
-			}
-		}
 	}
 	expMs := now.Add(time.Duration(d.DedupWindow)).UnixMilli()
 	exp := binary.BigEndian.AppendUint64(nil, uint64(expMs))
@@ -417,22 +224,76 @@ func (s *RollupStore) Commit(ctx context.Context, d *rollup.Definition, b *rollu
 	if err := wb.Commit(pebble.Sync); err != nil {
 		return herald.Unavailable("commit rollup", err)
 	}
-	if len(cache.m)+len(written) > s.cacheBound() {
-		cache.evictHalf()
+	return nil
+}
+
+// writeRows adds b's rows to wb as merges of their deltas, indexes their
+// buckets for the reaper, and records the firings of d's triggers that
+// the new values cross. The caller holds d's lock.
+func (s *RollupStore) writeRows(wb *pebble.Batch, d *rollup.Definition, b *rollup.Batch, now time.Time) error {
+	type bucket struct {
+		unit  rollup.Unit
+		start int64
 	}
-	for k, v := range written {
-		cache.m[k] = v
-		cache.exists.add([]byte(k))
-	}
-	if cache.exists.full() {
-		// Rebuild the filter larger, from the rows on disk (rare: each
-		// rebuild doubles it).
-		fresh, err := s.loadCache(d, 2*cache.exists.limit)
-		if err != nil {
-			s.forgetCache(d.ID) // the next commit loads it again
-			return nil
+	buckets := map[bucket]bool{}
+	var key, buf []byte
+	for row, sums := range b.Rows() {
+		key = appendRowKey(key[:0], d.ID, row)
+		buf = rollup.AppendSums(buf[:0], sums)
+		if err := wb.Merge(key, buf, nil); err != nil {
+			return err
 		}
-		cache.exists = fresh.exists
+		buckets[bucket{row.Unit, row.Bucket}] = true
+	}
+	// Index the batch's buckets for the reaper: a few keys a commit,
+	// rewritten as long as a bucket gains rows.
+	for bk := range buckets {
+		if until, ok := d.KeptUntil(bk.unit, bk.start); ok {
+			if err := wb.Set(bucketEndKey(until.UnixMilli(), d.ID, bk.unit, bk.start), []byte(d.Account+"\x00"+d.Name), nil); err != nil {
+				return err
+			}
+		}
+	}
+	if !d.HasTriggers() {
+		return nil
+	}
+	// Triggers: the values before and after this batch of the rows a
+	// trigger watches, and of the rows a sliding window sums (in the batch
+	// or not). Nothing else changes them meanwhile: the caller holds d's
+	// lock.
+	n := len(d.Metrics)
+	lookup := func(r rollup.Row) (old, cur []int64, err error) {
+		old, _, err = get(s.db, rowKey(d.ID, r), rowDecoder(n))
+		if err != nil {
+			return nil, nil, err
+		}
+		cur = old
+		if delta, ok := b.Rows()[r]; ok {
+			cur = make([]int64, n)
+			if old != nil {
+				copy(cur, old)
+			}
+			for i, x := range delta {
+				cur[i] += x
+			}
+		}
+		return old, cur, nil
+	}
+	for row := range b.Rows() {
+		if !d.Watches(row) {
+			continue
+		}
+		old, cur, err := lookup(row)
+		if err == nil {
+			var firings []rollup.Firing
+			firings, err = d.Crossings(row, old, cur, now, lookup)
+			if err == nil {
+				err = s.fire(wb, firings)
+			}
+		}
+		if err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -222,6 +222,17 @@ type Firing struct {
 // otherwise).
 func (d *Definition) HasTriggers() bool { return len(d.ms) > 0 }
 
+// Watches reports whether a trigger of d watches row r: only such a row's
+// change can make Crossings return a firing.
+func (d *Definition) Watches(r Row) bool {
+	for _, m := range d.ms {
+		if m.matches(r) {
+			return true
+		}
+	}
+	return false
+}
+
 // Lookup returns a row's values before and after the commit being
 // checked (the same for a row it does not change; nil for one never
 // written): what a sliding-window trigger sums over its other buckets.

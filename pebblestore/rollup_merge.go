@@ -1,0 +1,63 @@
+package pebblestore
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/cockroachdb/pebble/v2"
+
+	"github.com/heraldmq/herald/rollup"
+)
+
+// mergerName names the DB's merge operator in Pebble's OPTIONS file: a
+// DB written with merges can only be opened with the same operator.
+const mergerName = "herald.rollup-sums.v1"
+
+// merger is the DB's merge operator. A rollup row ('C' key) is written
+// as a merge of its deltas (rollup.AppendSums), never read first: Pebble
+// adds a row's operands up, with the value it had (a Set of absolute
+// values from an older layout, or an earlier merge), when it is read or
+// compacted. A commit's merges and its event records are one synced batch,
+// so each event adds its deltas once. Other keys are never merged; if one
+// were, its operands would be concatenated, as Pebble's default does.
+var merger = &pebble.Merger{
+	Name: mergerName,
+	Merge: func(key, value []byte) (pebble.ValueMerger, error) {
+		if len(key) == 0 || key[0] != prefixRollupRow {
+			return pebble.DefaultMerger.Merge(key, value)
+		}
+		m := &sumsMerger{}
+		return m, m.add(value)
+	},
+}
+
+// sumsMerger adds rows' sums element by element (addition commutes, so
+// newer and older operands are the same to it).
+type sumsMerger struct{ sums []int64 }
+
+func (m *sumsMerger) add(b []byte) error {
+	for i := 0; len(b) > 0; i++ {
+		x, k := binary.Varint(b)
+		if k <= 0 {
+			return fmt.Errorf("merge rollup row: %w", rollup.ErrBadSums)
+		}
+		if i == len(m.sums) {
+			m.sums = append(m.sums, 0)
+		}
+		m.sums[i] += x
+		b = b[k:]
+	}
+	return nil
+}
+
+func (m *sumsMerger) MergeNewer(value []byte) error { return m.add(value) }
+func (m *sumsMerger) MergeOlder(value []byte) error { return m.add(value) }
+
+func (m *sumsMerger) Finish(bool) ([]byte, io.Closer, error) {
+	return rollup.AppendSums(nil, m.sums), nil, nil
+}
+
+// errMergerFile is returned when the OPTIONS file cannot be rewritten.
+var errMergerFile = errors.New("pebblestore: cannot name the merge operator in the OPTIONS file")
