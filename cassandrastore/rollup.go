@@ -325,7 +325,7 @@ func (rs *rollupStore) readRows(ctx context.Context, c *conn, d *rollup.Definiti
 	out := make(map[rollup.Row][]int64, len(rows))
 	err := parallel(len(qs), rollupReadWorkers, func(i int) error {
 		q, p := qs[i], qs[i].part
-		it := c.s.Query(rs.cql(`SELECT value, sums FROM %s.rollup_rows WHERE rollup_id = ? AND scope = ? AND skey = ? AND unit = ? AND bucket = ? AND dim = ? AND value IN ?`),
+		it := c.s.Query(rs.cql(`SELECT value, sums FROM %s.rollup_cells WHERE rollup_id = ? AND scope = ? AND skey = ? AND unit = ? AND bucket = ? AND dim = ? AND value IN ?`),
 			cqlUUID(d.ID), p.Scope, p.Key, string(p.Unit), p.Bucket, p.Dim, q.keys).WithContext(ctx).PageSize(len(q.keys) + 1).Iter()
 		return scanRows(it, len(d.Metrics), func(value string, sums []int64) bool {
 			r := rollup.Row{Scope: p.Scope, Key: p.Key, Unit: p.Unit, Bucket: p.Bucket, Dim: p.Dim, Value: value}
@@ -364,7 +364,7 @@ func (rs *rollupStore) ReadPartition(ctx context.Context, d *rollup.Definition, 
 	if c == nil {
 		return err
 	}
-	it := c.s.Query(rs.cql(`SELECT value, sums FROM %s.rollup_rows WHERE rollup_id = ? AND scope = ? AND skey = ? AND unit = ? AND bucket = ? AND dim = ? AND value > ?`),
+	it := c.s.Query(rs.cql(`SELECT value, sums FROM %s.rollup_cells WHERE rollup_id = ? AND scope = ? AND skey = ? AND unit = ? AND bucket = ? AND dim = ? AND value > ?`),
 		cqlUUID(d.ID), p.Scope, p.Key, string(p.Unit), p.Bucket, p.Dim, after).WithContext(ctx).PageSize(1000).Iter()
 	if err := scanRows(it, len(d.Metrics), f); err != nil {
 		return herald.Unavailable(op, err)

@@ -74,7 +74,7 @@ func lossBackoff(attempt int) time.Duration {
 }
 
 // maxWriterRows bounds one rollup's row cache on a node.
-const maxWriterRows = 1 << 19
+const maxWriterRows = 1 << 20
 
 // rollupWriter is this node's commit state of one rollup.
 type rollupWriter struct {
@@ -87,8 +87,29 @@ type rollupWriter struct {
 	rows  map[rollup.Row][]int64
 	// parts are the partitions whose every row is in rows (read whole
 	// once): a row of one that rows lacks does not exist.
-	parts map[rollup.Partition]bool
+	parts map[storedPartition]bool
+	// big are partitions seen with more than maxPartitionLoad rows: their
+	// rows are read by value, never whole again (a partition only grows
+	// until its bucket expires). Kept when the cache starts over.
+	big map[storedPartition]bool
 }
+
+// storedPartition is a partition of rollup_cells: one scope's values in
+// one bucket of one period, with the rows of every dimension.
+type storedPartition struct {
+	scope  int
+	key    string
+	unit   rollup.Unit
+	bucket int64
+}
+
+func storedPartitionOf(r rollup.Row) storedPartition {
+	return storedPartition{scope: r.Scope, key: r.Key, unit: r.Unit, bucket: r.Bucket}
+}
+
+// maxBatchRows bounds the rows of one unlogged batch: a partition's rows
+// of one commit go in batches of at most this many.
+const maxBatchRows = 500
 
 // forget empties w's row cache.
 func (w *rollupWriter) forget() {
@@ -96,16 +117,37 @@ func (w *rollupWriter) forget() {
 	clear(w.parts)
 }
 
+// evictHalf drops about half the partitions w read whole, with their
+// rows, and the rows of partitions it did not (read by value); if rows of
+// big partitions still fill more than half the cache, it starts over.
+func (w *rollupWriter) evictHalf() {
+	n := len(w.parts) / 2
+	for p := range w.parts {
+		if n--; n < 0 {
+			break
+		}
+		delete(w.parts, p)
+	}
+	for r := range w.rows {
+		if p := storedPartitionOf(r); !w.parts[p] && !w.big[p] {
+			delete(w.rows, r)
+		}
+	}
+	if len(w.rows) > maxWriterRows/2 {
+		w.forget()
+	}
+}
+
 // maxPartitionLoad is the most rows of a partition a writer reads whole
 // into its cache; it reads only the rows it needs of larger ones.
-const maxPartitionLoad = 5000
+const maxPartitionLoad = 20000
 
 func (rs *rollupStore) writer(id uuid.UUID) *rollupWriter {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	w := rs.writers[id]
 	if w == nil {
-		w = &rollupWriter{rows: map[rollup.Row][]int64{}, parts: map[rollup.Partition]bool{}}
+		w = &rollupWriter{rows: map[rollup.Row][]int64{}, parts: map[storedPartition]bool{}, big: map[storedPartition]bool{}}
 		rs.writers[id] = w
 	}
 	return w
@@ -202,7 +244,7 @@ func (rs *rollupStore) Commit(ctx context.Context, d *rollup.Definition, b *roll
 // cacheRows takes a commit's row values into w's cache.
 func (w *rollupWriter) cacheRows(body *rollupBody) {
 	if len(w.rows)+len(body.rows) > maxWriterRows {
-		w.forget()
+		w.evictHalf()
 	}
 	for _, r := range body.rows {
 		w.rows[r.row] = r.sums
@@ -214,22 +256,21 @@ func (w *rollupWriter) cacheRows(body *rollupBody) {
 // records and the firings of the crossings that never fired.
 func (rs *rollupStore) prepare(ctx context.Context, c *conn, d *rollup.Definition, w *rollupWriter, b *rollup.Batch, keys []rollup.EventKey, now time.Time) (*rollupBody, error) {
 	body := &rollupBody{prev: w.nonce, rows: make([]bodyRow, 0, b.Len())}
-	load := map[rollup.Partition]bool{}
+	load := map[storedPartition]bool{}
 	for row, sums := range b.Rows() {
 		if _, ok := w.rows[row]; !ok {
-			if p := rollup.PartitionOf(row); !w.parts[p] {
+			if p := storedPartitionOf(row); !w.parts[p] && !w.big[p] {
 				load[p] = true
 			}
 		}
 		body.rows = append(body.rows, bodyRow{row: row, sums: sums})
 	}
-	big, err := rs.loadPartitions(ctx, c, d, w, load)
-	if err != nil {
+	if err := rs.loadPartitions(ctx, c, d, w, load); err != nil {
 		return nil, err
 	}
 	var want []rollup.Row // rows of partitions too big to load whole
 	for _, r := range body.rows {
-		if _, ok := w.rows[r.row]; !ok && big[rollup.PartitionOf(r.row)] {
+		if _, ok := w.rows[r.row]; !ok && w.big[storedPartitionOf(r.row)] {
 			want = append(want, r.row)
 		}
 	}
@@ -312,48 +353,51 @@ func (rs *rollupStore) prepare(ctx context.Context, c *conn, d *rollup.Definitio
 }
 
 // loadPartitions reads partitions parts of d whole into w's cache and
-// marks them complete; it returns those with more than maxPartitionLoad
-// rows, left out.
-func (rs *rollupStore) loadPartitions(ctx context.Context, c *conn, d *rollup.Definition, w *rollupWriter, parts map[rollup.Partition]bool) (map[rollup.Partition]bool, error) {
-	list := make([]rollup.Partition, 0, len(parts))
+// marks them complete; those with more than maxPartitionLoad rows are left
+// out and marked big.
+func (rs *rollupStore) loadPartitions(ctx context.Context, c *conn, d *rollup.Definition, w *rollupWriter, parts map[storedPartition]bool) error {
+	list := make([]storedPartition, 0, len(parts))
 	for p := range parts {
 		list = append(list, p)
 	}
-	type loaded struct {
-		values []string
-		sums   [][]int64
-		big    bool
+	type cell struct {
+		dim   int
+		value string
+		sums  []int64
 	}
-	got := make([]loaded, len(list))
+	got := make([][]cell, len(list))
 	err := parallel(len(list), rollupReadWorkers, func(i int) error {
 		p := list[i]
-		it := c.s.Query(rs.cql(`SELECT value, sums FROM %s.rollup_rows WHERE rollup_id = ? AND scope = ? AND skey = ? AND unit = ? AND bucket = ? AND dim = ? LIMIT ?`),
-			cqlUUID(d.ID), p.Scope, p.Key, string(p.Unit), p.Bucket, p.Dim, maxPartitionLoad+1).WithContext(ctx).PageSize(1000).Iter()
-		err := scanRows(it, len(d.Metrics), func(value string, sums []int64) bool {
-			got[i].values = append(got[i].values, value)
-			got[i].sums = append(got[i].sums, sums)
-			return true
-		})
-		got[i].big = len(got[i].values) > maxPartitionLoad
-		return err
+		it := c.s.Query(rs.cql(`SELECT dim, value, sums FROM %s.rollup_cells WHERE rollup_id = ? AND scope = ? AND skey = ? AND unit = ? AND bucket = ? LIMIT ?`),
+			cqlUUID(d.ID), p.scope, p.key, string(p.unit), p.bucket, maxPartitionLoad+1).WithContext(ctx).PageSize(1000).Iter()
+		var x cell
+		var b []byte
+		for it.Scan(&x.dim, &x.value, &b) {
+			sums, ok := rollup.DecodeSums(b, len(d.Metrics))
+			if !ok {
+				it.Close()
+				return rollup.ErrBadSums
+			}
+			got[i] = append(got[i], cell{x.dim, x.value, sums})
+		}
+		return it.Close()
 	})
 	if err != nil {
-		return nil, err
+		return err
 	}
-	big := map[rollup.Partition]bool{}
 	for i, p := range list {
-		if got[i].big {
-			big[p] = true
+		if len(got[i]) > maxPartitionLoad {
+			w.big[p] = true
 			continue
 		}
 		// Past maxWriterRows, cacheRows starts over once this commit's
 		// values are computed (never in the middle of it).
-		for j, v := range got[i].values {
-			w.rows[rollup.Row{Scope: p.Scope, Key: p.Key, Unit: p.Unit, Bucket: p.Bucket, Dim: p.Dim, Value: v}] = got[i].sums[j]
+		for _, x := range got[i] {
+			w.rows[rollup.Row{Scope: p.scope, Key: p.key, Unit: p.unit, Bucket: p.bucket, Dim: x.dim, Value: x.value}] = x.sums
 		}
 		w.parts[p] = true
 	}
-	return big, nil
+	return nil
 }
 
 // sync brings w up to date with the rollup's last commit, which it reads
@@ -499,13 +543,17 @@ func bucketTTL(d *rollup.Definition, u rollup.Unit, start time.Time, wall time.T
 func (rs *rollupStore) apply(ctx context.Context, c *conn, d *rollup.Definition, seq int64, body *rollupBody) error {
 	wall := rs.st.opts.Now()
 	var ws writeSet
+	perPart := map[storedPartition]int{} // rows so far, to cut batches at maxBatchRows
 	for _, r := range body.rows {
 		ttl, expired := bucketTTL(d, r.row.Unit, time.Unix(r.row.Bucket, 0), wall)
 		if expired {
 			continue
 		}
-		part := fmt.Sprintf("r%d\x00%s\x00%s\x00%d\x00%d", r.row.Scope, r.row.Key, r.row.Unit, r.row.Bucket, r.row.Dim)
-		ws.add(part, rs.cql(`UPDATE %s.rollup_rows USING TTL ? AND TIMESTAMP ? SET sums = ? WHERE rollup_id = ? AND scope = ? AND skey = ? AND unit = ? AND bucket = ? AND dim = ? AND value = ?`),
+		sp := storedPartitionOf(r.row)
+		k := perPart[sp]
+		perPart[sp]++
+		part := fmt.Sprintf("r%d\x00%s\x00%s\x00%d\x00%d", r.row.Scope, r.row.Key, r.row.Unit, r.row.Bucket, k/maxBatchRows)
+		ws.add(part, rs.cql(`UPDATE %s.rollup_cells USING TTL ? AND TIMESTAMP ? SET sums = ? WHERE rollup_id = ? AND scope = ? AND skey = ? AND unit = ? AND bucket = ? AND dim = ? AND value = ?`),
 			ttl, seq, rollup.AppendSums(nil, r.sums), cqlUUID(d.ID), r.row.Scope, r.row.Key, string(r.row.Unit), r.row.Bucket, r.row.Dim, r.row.Value)
 	}
 	wallMs := wall.UnixMilli()

@@ -58,12 +58,16 @@ var rollupTableDefs = []struct{ name, cql string }{
 	) WITH ` + twcsDaily},
 
 	// Counter rows: a partition is one scope's values in one bucket of one
-	// period for one dimension, so its size is bounded by the dimension's
-	// cardinality; its rows are the dimension's values in byte order (a
-	// top-N query reads one partition per bucket). sums are zigzag
+	// period, so its size is bounded by the bucket and the cardinalities
+	// of the dimensions; its rows are the total (dim -1) and each
+	// dimension's values, by dimension and then in byte order of the value
+	// (a top-N query reads one slice per bucket). One partition for every
+	// dimension, not one per dimension: a commit of this sparse shape
+	// touches one or two rows of most partitions, so it writes and reads
+	// about 19 times fewer partitions (BENCHMARKS.md). sums are zigzag
 	// varints, one per metric. Rows expire with their bucket's retention
 	// (TTL); all-time rows do not.
-	{"rollup_rows", `CREATE TABLE IF NOT EXISTS %[1]s.rollup_rows (
+	{"rollup_cells", `CREATE TABLE IF NOT EXISTS %[1]s.rollup_cells (
 		rollup_id uuid,
 		scope int,
 		skey text,
@@ -72,8 +76,8 @@ var rollupTableDefs = []struct{ name, cql string }{
 		dim int,
 		value text,
 		sums blob,
-		PRIMARY KEY ((rollup_id, scope, skey, unit, bucket, dim), value)
-	) WITH CLUSTERING ORDER BY (value ASC) AND ` + leveled},
+		PRIMARY KEY ((rollup_id, scope, skey, unit, bucket), dim, value)
+	) WITH CLUSTERING ORDER BY (dim ASC, value ASC) AND ` + leveled},
 
 	// Committed events, by the hour of the event's time and one of
 	// rollupEventShards shards of its ID (so a partition holds at most an

@@ -217,6 +217,9 @@ func ensureSchema(ctx context.Context, s *gocql.Session, o Options) (layout, err
 		}
 		o.Logger.Info("cassandra: created table", "table", o.Keyspace+"."+t.name)
 	}
+	if err := migrateRollupRows(ctx, s, o, existing); err != nil {
+		return layout{}, err
+	}
 	return ensureLayout(ctx, s, o)
 }
 
