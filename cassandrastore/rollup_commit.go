@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -256,35 +257,39 @@ func (w *rollupWriter) cacheRows(body *rollupBody) {
 // records and the firings of the crossings that never fired.
 func (rs *rollupStore) prepare(ctx context.Context, c *conn, d *rollup.Definition, w *rollupWriter, b *rollup.Batch, keys []rollup.EventKey, now time.Time) (*rollupBody, error) {
 	body := &rollupBody{prev: w.nonce, rows: make([]bodyRow, 0, b.Len())}
+	old := make([][]int64, 0, b.Len()) // the rows' values before (nil: none)
+	var missing []int                  // rows w does not cache
 	load := map[storedPartition]bool{}
 	for row, sums := range b.Rows() {
-		if _, ok := w.rows[row]; !ok {
+		v, ok := w.rows[row]
+		if !ok {
+			missing = append(missing, len(old))
 			if p := storedPartitionOf(row); !w.parts[p] && !w.big[p] {
 				load[p] = true
 			}
 		}
+		old = append(old, v)
 		body.rows = append(body.rows, bodyRow{row: row, sums: sums})
 	}
 	if err := rs.loadPartitions(ctx, c, d, w, load); err != nil {
 		return nil, err
 	}
 	var want []rollup.Row // rows of partitions too big to load whole
-	for _, r := range body.rows {
-		if _, ok := w.rows[r.row]; !ok && w.big[storedPartitionOf(r.row)] {
-			want = append(want, r.row)
-		}
+	var wanted []int
+	for _, i := range missing {
+		r := body.rows[i].row
+		if v, ok := w.rows[r]; ok {
+			old[i] = v // loaded just now
+		} else if w.big[storedPartitionOf(r)] {
+			want, wanted = append(want, r), append(wanted, i)
+		} // else a partition read whole lacks it: the row does not exist yet
 	}
 	read, err := rs.readRows(ctx, c, d, want)
 	if err != nil {
 		return nil, err
 	}
-	old := make([][]int64, len(body.rows))
-	for i, r := range body.rows {
-		if v, ok := w.rows[r.row]; ok {
-			old[i] = v
-		} else {
-			old[i] = read[r.row] // nil: the row does not exist yet
-		}
+	for _, i := range wanted {
+		old[i] = read[body.rows[i].row] // nil: the row does not exist yet
 	}
 	n := len(d.Metrics)
 	for i := range body.rows {
@@ -552,7 +557,7 @@ func (rs *rollupStore) apply(ctx context.Context, c *conn, d *rollup.Definition,
 		sp := storedPartitionOf(r.row)
 		k := perPart[sp]
 		perPart[sp]++
-		part := fmt.Sprintf("r%d\x00%s\x00%s\x00%d\x00%d", r.row.Scope, r.row.Key, r.row.Unit, r.row.Bucket, k/maxBatchRows)
+		part := "r" + strconv.Itoa(r.row.Scope) + "\x00" + r.row.Key + "\x00" + string(r.row.Unit) + "\x00" + strconv.FormatInt(r.row.Bucket, 10) + "\x00" + strconv.Itoa(k/maxBatchRows)
 		ws.add(part, rs.cql(`UPDATE %s.rollup_cells USING TTL ? AND TIMESTAMP ? SET sums = ? WHERE rollup_id = ? AND scope = ? AND skey = ? AND unit = ? AND bucket = ? AND dim = ? AND value = ?`),
 			ttl, seq, rollup.AppendSums(nil, r.sums), cqlUUID(d.ID), r.row.Scope, r.row.Key, string(r.row.Unit), r.row.Bucket, r.row.Dim, r.row.Value)
 	}

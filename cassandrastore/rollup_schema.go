@@ -77,7 +77,7 @@ var rollupTableDefs = []struct{ name, cql string }{
 		value text,
 		sums blob,
 		PRIMARY KEY ((rollup_id, scope, skey, unit, bucket), dim, value)
-	) WITH CLUSTERING ORDER BY (dim ASC, value ASC) AND ` + leveled},
+	) WITH CLUSTERING ORDER BY (dim ASC, value ASC) AND ` + tiered},
 
 	// Committed events, by the hour of the event's time and one of
 	// rollupEventShards shards of its ID (so a partition holds at most an

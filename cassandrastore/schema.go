@@ -56,6 +56,13 @@ const (
 	twcsDaily = `compaction = {'class': 'TimeWindowCompactionStrategy', ` +
 		`'compaction_window_unit': 'DAYS', 'compaction_window_size': '1'}`
 	leveled = `compaction = {'class': 'LeveledCompactionStrategy'}`
+	// tiered is for tables written far more than read, whose rows are
+	// overwritten often (rollup counter rows): Cassandra 5's unified
+	// strategy with tiered levels of fan-out 4 rewrites each byte a few
+	// times, not about ten times as leveled compaction does (on one node
+	// under herald bench rollups, Cassandra's CPU per event fell by a
+	// third; BENCHMARKS.md).
+	tiered = `compaction = {'class': 'UnifiedCompactionStrategy', 'scaling_parameters': 'T4'}`
 )
 
 // tableDefs are the CREATE TABLE statements, in creation order; %[1]s is

@@ -174,6 +174,19 @@ func (s *server) kill(t *testing.T) {
 	<-s.done
 }
 
+// pause stops the process (SIGSTOP) until the returned function, or the
+// end of the test, resumes it (SIGCONT).
+func (s *server) pause(t *testing.T) (resume func()) {
+	t.Helper()
+	if err := s.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	resume = func() { once.Do(func() { s.cmd.Process.Signal(syscall.SIGCONT) }) }
+	t.Cleanup(resume)
+	return resume
+}
+
 func (s *server) client() *client.Client { return client.New(s.URL, nil) }
 
 func testContext(t *testing.T) context.Context {

@@ -17,8 +17,9 @@ import (
 // TestRollupTwoNodesOnCassandraExact: two Herald nodes on Cassandra and
 // one Redis consume one queue feeding a rollup, every message sent twice,
 // while each node is killed with SIGKILL and Redis is killed and started
-// empty: once the queue is drained, every channel's total equals the
-// reference, and both nodes committed.
+// empty, then each node alone while the other is paused: once the queue is
+// drained, every channel's total equals the reference, and both nodes
+// committed.
 func TestRollupTwoNodesOnCassandraExact(t *testing.T) {
 	requireCassandra(t)
 	redis := startPrivateRedis(t, 0)
@@ -53,12 +54,19 @@ func TestRollupTwoNodesOnCassandraExact(t *testing.T) {
 			redis = startPrivateRedis(t, redis.port())
 		}
 	}
-	waitTotals(t, nodes[0], name, want, 2*time.Minute) // messages a killed node held come back after 30 s
+	// Each node alone for a while, the other paused (SIGSTOP): whichever
+	// wins the race for messages, both consume.
 	for i, s := range nodes {
-		if v := metricValue(t, s, "herald_rollup_commits_total"); v == 0 {
-			t.Errorf("node %d committed nothing: the test did not have two nodes consuming", i)
+		resume := nodes[1-i].pause(t)
+		sendEventsTwice(ctx, t, s, queueURL, 5, &n, want)
+		for deadline := time.Now().Add(time.Minute); metricValue(t, s, "herald_rollup_commits_total") == 0; time.Sleep(100 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("node %d committed nothing within a minute alone", i)
+			}
 		}
+		resume()
 	}
+	waitTotals(t, nodes[0], name, want, 2*time.Minute) // messages a killed or paused node held come back after 30 s
 	waitTotals(t, nodes[1], name, want, 10*time.Second)
 }
 

@@ -20,7 +20,9 @@ import (
 // receives up to ten messages at a time, reads their events, and once
 // FlushInterval passed or FlushEvents events gathered commits them as one
 // Batch (each distinct row written once), and only then deletes the
-// messages. A node killed between the commit and the delete leaves the
+// messages. It goes on receiving while a commit runs (one at a time per
+// consumer), so the next batch gathers meanwhile and is committed as soon
+// as the one before ends. A node killed between the commit and the delete leaves the
 // messages to come back after their visibility timeout: their events are
 // then duplicates of committed ones, and are not counted again. Several
 // nodes consuming one queue commit disjoint messages; an event sent twice
@@ -160,10 +162,47 @@ func (s *Service) consume(ctx context.Context, d *Definition) {
 	}
 	var p pending
 	failures := 0
+	// inflight receives the outcome of the commit running, if any.
+	var inflight chan bool
+	settle := func(ok bool) {
+		inflight = nil
+		if !ok {
+			// Not committed: its messages come back after their
+			// visibility timeout.
+			s.sleep(ctx, time.Second)
+		}
+	}
+	defer func() {
+		if inflight != nil {
+			<-inflight
+		}
+	}()
+	drained := false // the last receive found no message
 	for ctx.Err() == nil {
+		due := len(p.handles) > 0 && (drained || len(p.events) >= s.cfg.FlushEvents || time.Since(p.since) >= s.cfg.FlushInterval)
+		if inflight != nil {
+			if due {
+				settle(<-inflight) // the next batch is ready: wait for the commit
+			} else {
+				select {
+				case ok := <-inflight:
+					settle(ok)
+				default:
+				}
+			}
+		}
+		if due && inflight == nil {
+			batch := p
+			p, drained = pending{}, false
+			inflight = make(chan bool, 1)
+			go func(done chan<- bool) { done <- s.flush(ctx, d, caller, &batch, log) }(inflight)
+		}
 		maxN, vis := 10, consumeVisibility
 		wait := 1
-		if len(p.events) == 0 {
+		switch {
+		case len(p.handles) > 0:
+			wait = 0 // a batch waits: take what is there, commit once none is
+		case inflight == nil:
 			wait = 10 // nothing waits to be committed: long-poll
 		}
 		out, err := s.cfg.Queues.ReceiveMessage(ctx, caller, sqs.ReceiveMessageInput{QueueURL: q, MaxNumberOfMessages: &maxN, VisibilityTimeout: &vis, WaitTimeSeconds: &wait})
@@ -203,16 +242,7 @@ func (s *Service) consume(ctx context.Context, d *Definition) {
 			p.events = append(p.events, events...)
 			p.handles = append(p.handles, m.ReceiptHandle)
 		}
-		if len(p.handles) > 0 && (len(out.Messages) == 0 || len(p.events) >= s.cfg.FlushEvents || time.Since(p.since) >= s.cfg.FlushInterval) {
-			if s.flush(ctx, d, caller, &p, log) {
-				p = pending{}
-			} else {
-				// Not committed: drop what was gathered; the messages come
-				// back after their visibility timeout.
-				p = pending{}
-				s.sleep(ctx, time.Second)
-			}
-		}
+		drained = len(out.Messages) == 0
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -28,6 +29,12 @@ type queueEnv struct {
 
 func newQueueEnv(t *testing.T) *queueEnv {
 	t.Helper()
+	return newQueueEnvWith(t, func(s rollup.Store) rollup.Store { return s })
+}
+
+// newQueueEnvWith is newQueueEnv with the rollup store wrapped by wrap.
+func newQueueEnvWith(t *testing.T, wrap func(rollup.Store) rollup.Store) *queueEnv {
+	t.Helper()
 	queues := sqs.NewService(sqsmem.NewStore(), sqsmem.NewIndex(sqsmem.IndexOptions{}), sqsmem.NewNotifier(), sqs.Config{})
 	t.Cleanup(func() { queues.Close() })
 	db, err := pebblestore.Open(t.TempDir(), pebblestore.Options{})
@@ -35,7 +42,7 @@ func newQueueEnv(t *testing.T) *queueEnv {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	svc := rollup.NewService(rollup.Config{Store: db.Rollups(), DefaultAccount: account, Queues: queues,
+	svc := rollup.NewService(rollup.Config{Store: wrap(db.Rollups()), DefaultAccount: account, Queues: queues,
 		FlushInterval: 50 * time.Millisecond, SourcesInterval: 50 * time.Millisecond})
 	return &queueEnv{queues: queues, svc: svc, ctx: context.Background()}
 }
@@ -176,4 +183,52 @@ func TestQueueSourceOfAnotherAccountRefused(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "sources.queue: ") {
 		t.Fatalf("Put naming another account's queue: %v, want an error on sources.queue", err)
 	}
+}
+
+// gatedStore holds its first Commit until release is closed, telling
+// entered when it starts waiting.
+type gatedStore struct {
+	rollup.Store
+	once             sync.Once
+	entered, release chan struct{}
+}
+
+func (g *gatedStore) Commit(ctx context.Context, d *rollup.Definition, b *rollup.Batch, now time.Time) error {
+	g.once.Do(func() {
+		close(g.entered)
+		<-g.release
+	})
+	return g.Store.Commit(ctx, d, b, now)
+}
+
+// TestQueueIngestGathersWhileACommitRuns: while the commit of a first
+// message is held, the consumer goes on receiving (the second message is
+// in flight, not left in the queue); once released, both count.
+func TestQueueIngestGathersWhileACommitRuns(t *testing.T) {
+	g := &gatedStore{entered: make(chan struct{}), release: make(chan struct{})}
+	e := newQueueEnvWith(t, func(s rollup.Store) rollup.Store { g.Store = s; return g })
+	url := e.createQueue(t, "events", nil)
+	if _, _, err := e.svc.Put(e.ctx, "plays", fmt.Appendf(nil, queueDef, url)); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UTC().Format(time.RFC3339)
+	e.run(t)
+	release := sync.OnceFunc(func() { close(g.release) })
+	t.Cleanup(release) // before the consumers stop, should the test fail
+	e.send(t, url, fmt.Sprintf(`{"id": "a", "time": %q, "channel": "c", "plays": 1}`, now))
+	select {
+	case <-g.entered:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the first commit did not start")
+	}
+	e.send(t, url, fmt.Sprintf(`{"id": "b", "time": %q, "channel": "c", "plays": 2}`, now))
+	deadline := time.Now().Add(10 * time.Second)
+	for e.approximate(t, url) != "0/2" && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := e.approximate(t, url); got != "0/2" {
+		t.Fatalf("while the first commit is held, the queue holds %s (visible/in flight), want 0/2", got)
+	}
+	release()
+	e.waitTotal(t, "c", 3)
 }
