@@ -138,8 +138,8 @@ func TestOpenAdoptsTheMergerOfAnOlderDB(t *testing.T) {
 	db.Close()
 }
 
-// FuzzSumsMerger: merging two rows' encodings either fails (not varints)
-// or adds them element by element, in either order.
+// FuzzSumsMerger: merging two rows' encodings either fails (one is not
+// varints) or adds them element by element, in either order.
 func FuzzSumsMerger(f *testing.F) {
 	f.Add(rollup.AppendSums(nil, []int64{1, -2, 3}), rollup.AppendSums(nil, []int64{4, 5}))
 	f.Add([]byte{0x80}, []byte{})

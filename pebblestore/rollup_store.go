@@ -384,9 +384,9 @@ func (s *RollupStore) ReadPartition(ctx context.Context, d *rollup.Definition, p
 		return herald.Unavailable("read rollup", err)
 	}
 	defer it.Close()
+	sums := make([]int64, len(d.Metrics))
 	for ok := it.First(); ok; ok = it.Next() {
-		sums, good := rollup.DecodeSums(it.Value(), len(d.Metrics))
-		if !good {
+		if !rollup.DecodeSumsInto(sums, it.Value()) {
 			return herald.Unavailable("read rollup", rollup.ErrBadSums)
 		}
 		if !f(string(it.Key()[len(prefix):]), sums) {

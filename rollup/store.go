@@ -91,6 +91,7 @@ type Store interface {
 	ReadRows(ctx context.Context, d *Definition, rows []Row) ([][]int64, error)
 	// ReadPartition calls f with every row of partition p, in byte order
 	// of their values, after the value after ("" from the first), until
-	// f returns false.
+	// f returns false. f must not keep sums after it returns (an engine may
+	// reuse the slice).
 	ReadPartition(ctx context.Context, d *Definition, p Partition, after string, f func(value string, sums []int64) bool) error
 }

@@ -22,15 +22,25 @@ var ErrBadSums = errors.New("rollup row: bad varint")
 // are not varints.
 func DecodeSums(b []byte, n int) (sums []int64, ok bool) {
 	out := make([]int64, n)
-	for i := range out {
+	if !DecodeSumsInto(out, b) {
+		return nil, false
+	}
+	return out, true
+}
+
+// DecodeSumsInto is DecodeSums into dst (len(dst) sums), without
+// allocating.
+func DecodeSumsInto(dst []int64, b []byte) bool {
+	for i := range dst {
 		if len(b) == 0 {
+			clear(dst[i:])
 			break
 		}
 		x, k := binary.Varint(b)
 		if k <= 0 {
-			return nil, false
+			return false
 		}
-		out[i], b = x, b[k:]
+		dst[i], b = x, b[k:]
 	}
-	return out, true
+	return true
 }
