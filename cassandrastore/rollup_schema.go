@@ -6,7 +6,7 @@ package cassandrastore
 //
 // Commits are serialised per rollup by rollup_seq, a lightweight
 // transaction per commit (rollup_commit.go has the protocol): each row of
-// rollup_rows holds an absolute value written USING TIMESTAMP of the
+// rollup_cells holds an absolute value written USING TIMESTAMP of the
 // commit's sequence number, so a late or repeated write of an older commit
 // never overwrites a newer value. No table uses the counter type: a counter
 // update retried after a timeout may have applied, and counters take no
