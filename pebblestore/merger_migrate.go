@@ -2,6 +2,7 @@ package pebblestore
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -10,6 +11,9 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/vfs"
 )
+
+// errMergerFile is returned when the OPTIONS file cannot be rewritten.
+var errMergerFile = errors.New("pebblestore: cannot name the merge operator in the OPTIONS file")
 
 // adoptMerger names Herald's merge operator in the newest OPTIONS file of
 // the DB in dir when that file names Pebble's default one: such a DB was

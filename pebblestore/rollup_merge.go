@@ -2,7 +2,6 @@ package pebblestore
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -74,6 +73,3 @@ func (m *sumsMerger) Finish(bool) ([]byte, io.Closer, error) {
 	}
 	return rollup.AppendSums(nil, m.sums), nil, nil
 }
-
-// errMergerFile is returned when the OPTIONS file cannot be rewritten.
-var errMergerFile = errors.New("pebblestore: cannot name the merge operator in the OPTIONS file")
