@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -46,7 +47,7 @@ func newEnvOver(t testing.TB, wrap func(cache.Store) cache.Store, mod func(*Conf
 	ev := cache.NewLocalEvents(cache.LocalEventsOptions{})
 	t.Cleanup(func() { ev.Close() })
 	svc.SetEvents(ev)
-	cfg := Config{Cache: svc, Events: ev, Logger: slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))}
+	cfg := Config{Cache: svc, Events: ev, Logger: slog.New(slog.NewTextHandler(newTestWriter(t), &slog.HandlerOptions{Level: slog.LevelDebug}))}
 	if mod != nil {
 		mod(&cfg)
 	}
@@ -198,10 +199,30 @@ type wrappedWriter struct{ http.ResponseWriter }
 
 func (w wrappedWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// testWriter sends log output to t.Log.
-type testWriter struct{ t testing.TB }
+// testWriter sends log output to t.Log until the test ends, and drops it
+// after: a connection's closing goroutine may log once the test is over,
+// which t.Log forbids.
+type testWriter struct {
+	t    testing.TB
+	mu   sync.Mutex
+	done bool
+}
 
-func (w testWriter) Write(b []byte) (int, error) {
-	w.t.Log(strings.TrimSpace(string(b)))
+func newTestWriter(t testing.TB) *testWriter {
+	w := &testWriter{t: t}
+	t.Cleanup(func() {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		w.done = true
+	})
+	return w
+}
+
+func (w *testWriter) Write(b []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.done {
+		w.t.Log(strings.TrimSpace(string(b)))
+	}
 	return len(b), nil
 }

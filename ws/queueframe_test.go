@@ -24,7 +24,7 @@ type levelLog struct {
 
 func newLevelLog(t *testing.T) (*slog.Logger, func() []slog.Level) {
 	l := levelLog{
-		Handler: slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}),
+		Handler: slog.NewTextHandler(newTestWriter(t), &slog.HandlerOptions{Level: slog.LevelDebug}),
 		mu:      new(sync.Mutex),
 		levels:  new([]slog.Level),
 	}
