@@ -1,6 +1,7 @@
 package sqs
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -8,7 +9,7 @@ func TestDefaultQueueAttributes(t *testing.T) {
 	lim := DefaultLimits()
 	q := DefaultQueueAttributes("q", lim)
 	want := QueueAttributes{
-		DelaySeconds: 0, MaximumMessageSize: 262144, MessageRetentionPeriod: 345600,
+		DelaySeconds: 0, MaximumMessageSize: 1048576, MessageRetentionPeriod: 345600,
 		ReceiveMessageWaitTimeSeconds: 0, VisibilityTimeout: 30,
 		KmsDataKeyReusePeriodSeconds: 300, SqsManagedSseEnabled: true,
 	}
@@ -150,7 +151,23 @@ func TestApplyIsAtomic(t *testing.T) {
 
 func TestLimitsConfigureMaximumMessageSize(t *testing.T) {
 	lim := DefaultLimits()
-	lim.MaxMaximumMessageSize = 262144
+	lim.MaxMaximumMessageSize, lim.DefaultMaximumMessageSize = 262144, 262144
 	_, err := NewQueueAttributes("q", map[string]string{"MaximumMessageSize": "262145"}, lim)
 	wantCode(t, err, CodeInvalidAttributeValue)
+}
+
+func TestLimitsCheckDefaultsWithinBounds(t *testing.T) {
+	if err := DefaultLimits().Check(); err != nil {
+		t.Fatalf("AWS's limits: %v", err)
+	}
+	lim := DefaultLimits()
+	lim.MaxMaximumMessageSize = 262144 // below the default of 1 MiB
+	err := lim.Check()
+	if err == nil || !strings.Contains(err.Error(), "DefaultMaximumMessageSize is 1048576") {
+		t.Fatalf("a maximum below its default: %v", err)
+	}
+	lim.DefaultMaximumMessageSize = 262144
+	if err := lim.Check(); err != nil {
+		t.Fatalf("both lowered: %v", err)
+	}
 }

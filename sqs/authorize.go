@@ -112,14 +112,18 @@ func (s *Service) authorizeAccount(c Caller, action string) error {
 	return nil
 }
 
-// queueFor resolves queueURL and authorizes action on it.
+// queueFor resolves queueURL and authorizes action on it. As on AWS, a
+// bare queue name in place of the URL names the caller's own queue.
 func (s *Service) queueFor(ctx context.Context, c Caller, action, queueURL string) (*Queue, error) {
 	if queueURL == "" {
 		return nil, ErrMissingParameter("QueueUrl")
 	}
 	account, name, err := ParseQueueURL(queueURL)
 	if err != nil {
-		return nil, err
+		if strings.ContainsAny(queueURL, "/:") || checkQueueName(queueURL) != nil {
+			return nil, err
+		}
+		account, name = c.Account, queueURL
 	}
 	return s.queueOf(ctx, c, action, account, name)
 }

@@ -1,12 +1,14 @@
 package sqs
 
+import "fmt"
+
 // Limits are the configurable bounds and defaults of Herald's SQS service.
 // DefaultLimits returns AWS's published values.
 type Limits struct {
 	DefaultDelaySeconds int // 0
 	MaxDelaySeconds     int // 900 (15 minutes)
 
-	DefaultMaximumMessageSize int // 262144 (256 KiB)
+	DefaultMaximumMessageSize int // 1048576 (1 MiB)
 	MinMaximumMessageSize     int // 1024
 	MaxMaximumMessageSize     int // 1048576 (1 MiB)
 
@@ -47,13 +49,13 @@ type Limits struct {
 	DeleteRecreateIntervalSeconds int // 60 before a deleted queue's name can be reused
 }
 
-// DefaultLimits returns AWS's values. MaximumMessageSize defaults to 256 KiB
-// as on AWS and may be configured up to 1 MiB.
+// DefaultLimits returns AWS's values. MaximumMessageSize defaults to 1 MiB,
+// its largest value, as on AWS since August 2025 (it was 256 KiB).
 func DefaultLimits() Limits {
 	return Limits{
 		DefaultDelaySeconds:                  0,
 		MaxDelaySeconds:                      900,
-		DefaultMaximumMessageSize:            262144,
+		DefaultMaximumMessageSize:            1048576,
 		MinMaximumMessageSize:                1024,
 		MaxMaximumMessageSize:                1048576,
 		DefaultMessageRetentionPeriod:        345600,
@@ -84,4 +86,26 @@ func DefaultLimits() Limits {
 		PurgeIntervalSeconds:                 60,
 		DeleteRecreateIntervalSeconds:        60,
 	}
+}
+
+// Check reports a default outside its own bounds (a --sqs-limit that
+// lowered a maximum below its default, say), naming both limits.
+func (l Limits) Check() error {
+	for _, c := range []struct {
+		name           string
+		def, lo, hi    int
+		loName, hiName string
+	}{
+		{"DefaultDelaySeconds", l.DefaultDelaySeconds, 0, l.MaxDelaySeconds, "0", "MaxDelaySeconds"},
+		{"DefaultMaximumMessageSize", l.DefaultMaximumMessageSize, l.MinMaximumMessageSize, l.MaxMaximumMessageSize, "MinMaximumMessageSize", "MaxMaximumMessageSize"},
+		{"DefaultMessageRetentionPeriod", l.DefaultMessageRetentionPeriod, l.MinMessageRetentionPeriod, l.MaxMessageRetentionPeriod, "MinMessageRetentionPeriod", "MaxMessageRetentionPeriod"},
+		{"DefaultReceiveMessageWaitTimeSeconds", l.DefaultReceiveMessageWaitTimeSeconds, 0, l.MaxReceiveMessageWaitTimeSeconds, "0", "MaxReceiveMessageWaitTimeSeconds"},
+		{"DefaultVisibilityTimeout", l.DefaultVisibilityTimeout, 0, l.MaxVisibilityTimeout, "0", "MaxVisibilityTimeout"},
+		{"DefaultKmsDataKeyReusePeriodSeconds", l.DefaultKmsDataKeyReusePeriodSeconds, l.MinKmsDataKeyReusePeriodSeconds, l.MaxKmsDataKeyReusePeriodSeconds, "MinKmsDataKeyReusePeriodSeconds", "MaxKmsDataKeyReusePeriodSeconds"},
+	} {
+		if c.def < c.lo || c.def > c.hi {
+			return fmt.Errorf("%s is %d, outside %s (%d) to %s (%d): set it too", c.name, c.def, c.loName, c.lo, c.hiName, c.hi)
+		}
+	}
+	return nil
 }

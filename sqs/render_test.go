@@ -36,7 +36,7 @@ func TestRenderAttributes(t *testing.T) {
 			"ApproximateNumberOfMessages": "3", "ApproximateNumberOfMessagesNotVisible": "2",
 			"ApproximateNumberOfMessagesDelayed": "1", "CreatedTimestamp": "1700000000",
 			"LastModifiedTimestamp": "1700000100", "QueueArn": st.QueueArn,
-			"DelaySeconds": "0", "MaximumMessageSize": "262144", "MessageRetentionPeriod": "345600",
+			"DelaySeconds": "0", "MaximumMessageSize": "1048576", "MessageRetentionPeriod": "345600",
 			"ReceiveMessageWaitTimeSeconds": "0", "VisibilityTimeout": "30",
 			"RedrivePolicy":        `{"deadLetterTargetArn":"` + dlqARN + `","maxReceiveCount":4}`,
 			"SqsManagedSseEnabled": "true",

@@ -91,6 +91,28 @@ func TestGetQueueURLAndDeleteQueue(t *testing.T) {
 	wantCode(t, err, sqs.CodeInvalidAddress)
 }
 
+// TestBareQueueNameAsQueueURL: as on AWS, a queue's bare name works in
+// place of its URL, for the caller's own account only.
+func TestBareQueueNameAsQueueURL(t *testing.T) {
+	e := newEnv(t)
+	e.createQueue(t, "jobs", nil)
+	if _, err := e.svc.SendMessage(e.ctx, caller, sqs.SendMessageInput{QueueURL: "jobs", MessageBody: "by name"}); err != nil {
+		t.Fatalf("SendMessage to QueueUrl \"jobs\": %v", err)
+	}
+	url := "http://localhost:4566/000000000000/jobs"
+	if got := bodies(e.receive(t, url, 10, nil)); len(got) != 1 || got[0] != "by name" {
+		t.Fatalf("the queue holds %v, want the message sent by name", got)
+	}
+	_, err := e.svc.SendMessage(e.ctx, caller, sqs.SendMessageInput{QueueURL: "no-such-queue", MessageBody: "x"})
+	wantCode(t, err, sqs.CodeQueueDoesNotExist)
+	other := caller
+	other.Account = "111111111111"
+	_, err = e.svc.SendMessage(e.ctx, other, sqs.SendMessageInput{QueueURL: "jobs", MessageBody: "x"})
+	wantCode(t, err, sqs.CodeQueueDoesNotExist) // its own (missing) queue, never another account's
+	_, err = e.svc.SendMessage(e.ctx, caller, sqs.SendMessageInput{QueueURL: "jobs!", MessageBody: "x"})
+	wantCode(t, err, sqs.CodeInvalidAddress)
+}
+
 func TestListQueues(t *testing.T) {
 	e := newEnv(t)
 	for _, n := range []string{"a1", "a2", "a3", "b1"} {

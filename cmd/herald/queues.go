@@ -31,6 +31,9 @@ type queueService struct {
 // queues live in the same Pebble store with the Index in process; on
 // Cassandra the Index and the long-poll wake-ups live in Redis.
 func openQueues(db cache.Store, cfg awsConfig, log *slog.Logger) (*queueService, error) {
+	if err := cfg.limits.Check(); err != nil {
+		return nil, fmt.Errorf("--sqs-limit: %w", err)
+	}
 	sqsCfg := sqs.Config{Limits: cfg.limits.Limits, Region: cfg.region, ReceiptHandleSecret: []byte(cfg.receiptSecret), Logger: log}
 	switch st := db.(type) {
 	case *pebblestore.DB:

@@ -199,3 +199,30 @@ def test_queue_management(sqs):
     sqs.delete_queue(QueueUrl=urls[2])
     with pytest.raises(sqs.exceptions.QueueDoesNotExist):
         sqs.get_queue_attributes(QueueUrl=urls[2], AttributeNames=["All"])
+
+
+def test_maximum_message_size_is_one_mib(sqs):
+    url = new_queue(sqs)
+    attrs = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["MaximumMessageSize"])["Attributes"]
+    assert attrs["MaximumMessageSize"] == "1048576"
+    body = "x" * 1048576
+    sqs.send_message(QueueUrl=url, MessageBody=body)
+    got = receive_all(sqs, url, 1)
+    assert len(got) == 1 and got[0]["Body"] == body
+    with pytest.raises(botocore.exceptions.ClientError) as err:
+        sqs.send_message(QueueUrl=url, MessageBody=body + "x")
+    assert err.value.response["Error"]["Code"] == "InvalidParameterValue"
+    assert err.value.response["Error"]["Message"] == (
+        "One or more parameters are invalid. Reason: Message must be shorter than 1048576 bytes."
+    )
+    with pytest.raises(botocore.exceptions.ClientError) as err:
+        sqs.set_queue_attributes(QueueUrl=url, Attributes={"MaximumMessageSize": "1048577"})
+    assert err.value.response["Error"]["Code"] == "InvalidAttributeValue"
+
+
+def test_bare_queue_name_as_queue_url(sqs):
+    url = new_queue(sqs)
+    name = url.rsplit("/", 1)[1]
+    sqs.send_message(QueueUrl=name, MessageBody="by name")
+    got = receive_all(sqs, url, 1)
+    assert [m["Body"] for m in got] == ["by name"]
