@@ -97,8 +97,9 @@ func DefaultQueueAttributes(name string, lim Limits) QueueAttributes {
 
 // NewQueueAttributes validates CreateQueue's name and attributes and returns
 // the new queue's attributes. FifoQueue must be "true" exactly when the name
-// ends in .fifo (InvalidParameterValue otherwise; "false" is allowed for a
-// standard queue). Unknown, read-only and FIFO-only-on-standard names are
+// ends in .fifo (InvalidParameterValue otherwise); as on AWS, a standard
+// queue takes no FifoQueue attribute, not even "false" (InvalidAttributeName).
+// Unknown, read-only and FIFO-only-on-standard names are
 // InvalidAttributeName; bad values are InvalidAttributeValue.
 func NewQueueAttributes(name string, in map[string]string, lim Limits) (QueueAttributes, error) {
 	if err := ValidateQueueName(name); err != nil {
@@ -109,6 +110,9 @@ func NewQueueAttributes(name string, in map[string]string, lim Limits) (QueueAtt
 		b, okb := parseBool(v)
 		if !okb {
 			return QueueAttributes{}, ErrInvalidAttributeValue(AttrFifoQueue, "")
+		}
+		if !b && !IsFIFOName(name) {
+			return QueueAttributes{}, ErrInvalidAttributeName(AttrFifoQueue)
 		}
 		fifo = b
 	}
@@ -127,7 +131,8 @@ func NewQueueAttributes(name string, in map[string]string, lim Limits) (QueueAtt
 
 // Apply validates SetQueueAttributes' attributes and applies them to q. It
 // changes nothing unless every attribute is valid. FifoQueue cannot be
-// changed after creation and is InvalidAttributeName here.
+// changed after creation: "true" on a FIFO queue changes nothing, as on
+// AWS; anything else is InvalidAttributeName.
 func (q *QueueAttributes) Apply(in map[string]string, lim Limits) error {
 	next := *q
 	if err := next.apply(in, lim, false); err != nil {
@@ -186,7 +191,7 @@ func (q *QueueAttributes) apply(in map[string]string, lim Limits, creating bool)
 			}
 			q.RedriveAllowPolicy = &p
 		case AttrFifoQueue:
-			if !creating {
+			if b, ok := parseBool(v); !creating && !(ok && b && q.FifoQueue) {
 				return ErrInvalidAttributeName(name)
 			}
 			// Checked against the name by NewQueueAttributes.

@@ -66,7 +66,7 @@ func TestNewQueueAttributes(t *testing.T) {
 			func(q QueueAttributes) bool { return q.FifoQueue && q.ContentBasedDeduplication }},
 		{"fifo name without attribute", "q.fifo", nil, CodeInvalidParameterValue, nil},
 		{"fifo attribute without suffix", "q", m{"FifoQueue": "true"}, CodeInvalidParameterValue, nil},
-		{"fifo false on standard", "q", m{"FifoQueue": "false"}, "", func(q QueueAttributes) bool { return !q.FifoQueue }},
+		{"fifo false on standard", "q", m{"FifoQueue": "false"}, CodeInvalidAttributeName, nil},
 		{"fifo false with suffix", "q.fifo", m{"FifoQueue": "false"}, CodeInvalidParameterValue, nil},
 		{"fifo bad bool", "q.fifo", m{"FifoQueue": "yes"}, CodeInvalidAttributeValue, nil},
 		{"content dedup on standard", "q", m{"ContentBasedDeduplication": "true"}, CodeInvalidAttributeName, nil},
@@ -112,8 +112,10 @@ func TestApply(t *testing.T) {
 		check func(QueueAttributes) bool
 	}{
 		{"visibility", "q", m{"VisibilityTimeout": "60"}, "", func(q QueueAttributes) bool { return q.VisibilityTimeout == 60 }},
-		{"fifo not settable", "q.fifo", m{"FifoQueue": "true"}, CodeInvalidAttributeName, nil},
+		{"fifo true on a FIFO queue changes nothing", "q.fifo", m{"FifoQueue": "true"}, "", func(q QueueAttributes) bool { return q.FifoQueue }},
+		{"fifo not settable to false", "q.fifo", m{"FifoQueue": "false"}, CodeInvalidAttributeName, nil},
 		{"fifo on standard", "q", m{"FifoQueue": "false"}, CodeInvalidAttributeName, nil},
+		{"fifo true on standard", "q", m{"FifoQueue": "true"}, CodeInvalidAttributeName, nil},
 		{"clear redrive", "q", m{"RedrivePolicy": ""}, "", func(q QueueAttributes) bool { return q.RedrivePolicy == nil }},
 		{"clear allow", "q", m{"RedriveAllowPolicy": ""}, "", func(q QueueAttributes) bool { return q.RedriveAllowPolicy == nil }},
 		{"clear policy", "q", m{"Policy": ""}, "", func(q QueueAttributes) bool { return q.Policy == "" }},

@@ -226,3 +226,13 @@ def test_bare_queue_name_as_queue_url(sqs):
     sqs.send_message(QueueUrl=name, MessageBody="by name")
     got = receive_all(sqs, url, 1)
     assert [m["Body"] for m in got] == ["by name"]
+
+
+def test_fifo_queue_attribute_as_aws(sqs):
+    with pytest.raises(botocore.exceptions.ClientError) as err:
+        sqs.create_queue(QueueName="boto3-" + uuid.uuid4().hex[:12], Attributes={"FifoQueue": "false"})
+    assert err.value.response["Error"]["Code"] == "InvalidAttributeName"
+    url = new_queue(sqs, ".fifo", FifoQueue="true")
+    sqs.set_queue_attributes(QueueUrl=url, Attributes={"FifoQueue": "true"})
+    attrs = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["FifoQueue"])["Attributes"]
+    assert attrs["FifoQueue"] == "true"
