@@ -92,7 +92,7 @@ type (
 	}
 	wireSendBatch struct {
 		Successful []wireSendBatchEntry `json:"Successful"`
-		Failed     []wireBatchError     `json:"Failed"`
+		Failed     []wireBatchError     `json:"Failed,omitempty"` // left out when none failed, as AWS does
 	}
 	wireEntryID struct {
 		ID string `json:"Id"`
@@ -173,7 +173,7 @@ func TestHotResponsesMatchEncodingJSON(t *testing.T) {
 		{"send bare", sendResult(bare), wireSend(bare)},
 		{"send batch", sendBatchResult{Successful: []sqs.SendMessageBatchResultEntry{{ID: "1", SendMessageOutput: full}, {ID: "2", SendMessageOutput: bare}}, Failed: failed},
 			wireSendBatch{Successful: []wireSendBatchEntry{{"1", wireSend(full)}, {"2", wireSend(bare)}}, Failed: wireErrors(failed)}},
-		{"send batch empty", sendBatchResult{}, wireSendBatch{Successful: []wireSendBatchEntry{}, Failed: []wireBatchError{}}},
+		{"send batch empty", sendBatchResult{}, wireSendBatch{Successful: []wireSendBatchEntry{}}},
 		{"ids", idsResult{Successful: []string{"a", "b\""}, Failed: failed},
 			wireIDs{Successful: []wireEntryID{{"a"}, {"b\""}}, Failed: wireErrors(failed)}},
 		{"ids empty", idsResult{}, wireIDs{Successful: []wireEntryID{}, Failed: []wireBatchError{}}},

@@ -30,7 +30,8 @@ func appendSendOutput(dst []byte, out sqs.SendMessageOutput) []byte {
 	return append(dst, '}')
 }
 
-// sendBatchResult answers SendMessageBatch.
+// sendBatchResult answers SendMessageBatch. As AWS's answers do, it
+// leaves Failed out when no entry failed.
 type sendBatchResult sqs.SendMessageBatchOutput
 
 func (r sendBatchResult) appendJSON(dst []byte) ([]byte, error) {
@@ -42,7 +43,10 @@ func (r sendBatchResult) appendJSON(dst []byte) ([]byte, error) {
 		dst = appendStringMember(append(dst, '{'), "Id", e.ID)
 		dst = appendSendOutput(dst, e.SendMessageOutput)
 	}
-	dst = appendBatchErrors(append(dst, `],"Failed":`...), r.Failed)
+	dst = append(dst, ']')
+	if len(r.Failed) > 0 {
+		dst = appendBatchErrors(append(dst, `,"Failed":`...), r.Failed)
+	}
 	return append(dst, '}'), nil
 }
 
@@ -61,8 +65,9 @@ func (r idsResult) appendJSON(dst []byte) ([]byte, error) {
 	return append(dst, '}'), nil
 }
 
-// appendBatchErrors appends the Failed list of a batch answer; it is
-// present even when empty, as the model requires.
+// appendBatchErrors appends the Failed list of a batch answer
+// (DeleteMessageBatch and ChangeMessageVisibilityBatch give it even when
+// empty).
 func appendBatchErrors(dst []byte, failed []sqs.BatchResultErrorEntry) []byte {
 	dst = append(dst, '[')
 	for i, e := range failed {

@@ -94,7 +94,7 @@ def test_batches(sqs):
     url = new_queue(sqs)
     entries = [{"Id": f"e{i}", "MessageBody": f"body {i}"} for i in range(10)]
     sent = sqs.send_message_batch(QueueUrl=url, Entries=entries)
-    assert len(sent["Successful"]) == 10 and not sent.get("Failed")
+    assert len(sent["Successful"]) == 10 and "Failed" not in sent  # left out when none failed, as on AWS
     got = receive_all(sqs, url, 10)
     assert sorted(m["Body"] for m in got) == sorted(e["MessageBody"] for e in entries)
     deleted = sqs.delete_message_batch(
