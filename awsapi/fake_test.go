@@ -78,6 +78,13 @@ func (f *fakeAPI) record(action string, c sqs.Caller, in any) error {
 }
 
 // last returns the most recent call.
+// count is how many calls were recorded.
+func (f *fakeAPI) count() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.calls)
+}
+
 func (f *fakeAPI) last() (call, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

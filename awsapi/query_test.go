@@ -377,6 +377,20 @@ func TestQueryGETAndQueuePath(t *testing.T) {
 	}
 	got, _ = fake.last()
 	equal(t, got.Input.(sqs.SendMessageInput).QueueURL, "http://"+host+"/000000000000/jobs")
+
+	// An action on the account, not on a queue, is not valid at a queue
+	// URL (GET or POST), as on AWS; it never reaches the API.
+	calls := fake.count()
+	for _, action := range []string{"ListQueues", "CreateQueue", "GetQueueUrl"} {
+		resp = do(t, mustRequest(t, http.MethodGet, srv.URL+"/000000000000/jobs?Action="+action+"&QueueName=x", ""))
+		if resp.status != http.StatusBadRequest || !strings.Contains(resp.body, "<Code>InvalidAction</Code>") ||
+			!strings.Contains(resp.body, "<Message>The action "+action+" is not valid for this endpoint.</Message>") {
+			t.Fatalf("GET %s at a queue URL: %d %s", action, resp.status, resp.body)
+		}
+	}
+	if n := fake.count(); n != calls {
+		t.Fatalf("the API was called %d times for actions refused at the edge", n-calls)
+	}
 }
 
 func mustRequest(t *testing.T, method, target, body string) *http.Request {

@@ -54,6 +54,10 @@ func (s *sqsService) ServeQuery(w http.ResponseWriter, c *Call) {
 		s.WriteQueryError(w, c, sqs.ErrInvalidAction(herald.Clip(c.Action)))
 		return
 	}
+	if accountActions[c.Action] && pathQueueURL(c) != "" {
+		s.WriteQueryError(w, c, sqs.NewError(sqs.CodeInvalidAction, "The action %s is not valid for this endpoint.", c.Action))
+		return
+	}
 	result, err := act(c.Request.Context(), s.api, callerOf(c), newQueryParams(c))
 	if err != nil {
 		s.WriteQueryError(w, c, err)
@@ -122,6 +126,10 @@ func callerOf(c *Call) sqs.Caller {
 
 // pathQueueURL is the queue URL a request addresses by its path, as when
 // an SDK posts to the queue URL itself, or "" for requests to "/".
+// accountActions act on an account, not on one queue: as AWS does, a
+// Query request for one of them sent to a queue URL is InvalidAction.
+var accountActions = map[string]bool{"CreateQueue": true, "GetQueueUrl": true, "ListQueues": true}
+
 func pathQueueURL(c *Call) string {
 	p := c.Request.URL.Path
 	if p == "" || p == "/" {

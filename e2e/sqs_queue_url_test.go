@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"io"
+	"net/http"
 	"net/url"
 	"strings"
 	"testing"
@@ -39,4 +41,22 @@ func TestSQSBareQueueNameAsQueueURL(t *testing.T) {
 			out.Messages = append(out.Messages, more.Messages...)
 		}
 	})
+}
+
+// TestSQSAccountActionAtAQueueURL: as on AWS, a Query request (GET) for
+// an action on the account, not on a queue, sent to a queue URL is
+// InvalidAction, "The action ListQueues is not valid for this endpoint."
+func TestSQSAccountActionAtAQueueURL(t *testing.T) {
+	s := startServer(t, "")
+	q := newQueue(t, sqsClient(s), "", nil)
+	resp, err := http.Get(q + "?Action=ListQueues&Version=2012-11-05")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 400 || !strings.Contains(string(body), "<Code>InvalidAction</Code>") ||
+		!strings.Contains(string(body), "The action ListQueues is not valid for this endpoint.") {
+		t.Fatalf("GET ListQueues at a queue URL: %d %s", resp.StatusCode, body)
+	}
 }
