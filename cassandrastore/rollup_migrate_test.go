@@ -37,26 +37,8 @@ func TestRollupRowsMovedToCells(t *testing.T) {
 	// The first layout: a partition per dimension.
 	exec(`CREATE TABLE ` + ks + `.rollup_rows (rollup_id uuid, scope int, skey text, unit text, bucket bigint, dim int, value text, sums blob,
 		PRIMARY KEY ((rollup_id, scope, skey, unit, bucket, dim), value))`)
-	it := s.Query(`SELECT rollup_id, scope, skey, unit, bucket, dim, value, sums, WRITETIME(sums), TTL(sums) FROM ` + ks + `.rollup_cells`).Iter()
-	var (
-		id                gocql.UUID
-		scope, dim        int
-		skey, unit, value string
-		bucket, written   int64
-		sums              []byte
-		ttl               *int
-		rows, withTTL     int
-	)
-	for it.Scan(&id, &scope, &skey, &unit, &bucket, &dim, &value, &sums, &written, &ttl) {
-		left := 0
-		if ttl != nil {
-			left, withTTL = *ttl, withTTL+1
-		}
-		exec(`INSERT INTO `+ks+`.rollup_rows (rollup_id, scope, skey, unit, bucket, dim, value, sums) VALUES (?, ?, ?, ?, ?, ?, ?, ?) USING TIMESTAMP ? AND TTL ?`,
-			id, scope, skey, unit, bucket, dim, value, sums, written, left)
-		rows++
-	}
-	if err := it.Close(); err != nil {
+	rows, withTTL, err := copyRollupCells(t.Context(), s, ks, "rollup_cells", "rollup_rows")
+	if err != nil {
 		t.Fatal(err)
 	}
 	if rows != 2 || withTTL != 1 {
@@ -72,8 +54,9 @@ func TestRollupRowsMovedToCells(t *testing.T) {
 	if err := s.Query(`SELECT COUNT(*) FROM system_schema.tables WHERE keyspace_name = ? AND table_name = 'rollup_rows'`, ks).Scan(&n); err != nil || n != 0 {
 		t.Fatalf("rollup_rows still there (%d, %v)", n, err)
 	}
+	var ttl *int
 	if err := s.Query(`SELECT TTL(sums) FROM `+ks+`.rollup_cells WHERE rollup_id = ? AND scope = 0 AND skey = 'c' AND unit = 'day' AND bucket = ?`,
-		id, time.Now().UTC().Truncate(24*time.Hour).Unix()).Scan(&ttl); err != nil || ttl == nil || *ttl <= 0 {
+		cqlUUID(d.ID), time.Now().UTC().Truncate(24*time.Hour).Unix()).Scan(&ttl); err != nil || ttl == nil || *ttl <= 0 {
 		t.Fatalf("the day's row after the move: TTL %v, %v", ttl, err)
 	}
 	if err := commitPlays(t.Context(), st.Rollups(), d, "c", "x"); err != nil {
