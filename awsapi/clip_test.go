@@ -208,7 +208,7 @@ func TestHugeNamesInEdgeErrors(t *testing.T) {
 		resp := postJSON(t, srv.URL+"/", "AmazonSQS."+huge[:64<<10], `{}`)
 		checkSmallError(t, resp, http.StatusBadRequest)
 		typ, msg := jsonError(t, resp)
-		equal(t, typ, "com.amazonaws.sqs#"+sqs.CodeInvalidAction)
+		equal(t, typ, "com.amazon.coral.service#"+sqs.CodeUnknownOperation)
 		checkClipped(t, msg, "The action or operation requested is invalid: NNN")
 	})
 	t.Run("unsupported content type", func(t *testing.T) {

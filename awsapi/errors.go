@@ -19,19 +19,18 @@ const (
 	CodeUnsupportedContentType = "UnsupportedMediaType"
 )
 
-// coralErrors are the codes AWS JSON services report from their common
-// request layer, under the com.amazon.coral.service namespace rather than
-// the service's own.
-var coralErrors = map[string]bool{CodeSerialization: true}
-
 // Messages of the edge's errors repeat client input only through
 // herald.Clip, and the error writers bound every message with
 // herald.ClipMessage, so that a huge request never gets a huge answer.
 
 // errSerialization reports a JSON body that is not the shape an action
 // expects: not an object, a member of the wrong type, bad base64.
+// AWS JSON services report it from their common request layer, under the
+// com.amazon.coral.service namespace rather than the service's own.
 func errSerialization(format string, args ...any) *sqs.Error {
-	return sqs.NewError(CodeSerialization, format, args...)
+	e := sqs.NewError(CodeSerialization, format, args...)
+	e.Type = "com.amazon.coral.service#" + CodeSerialization
+	return e
 }
 
 func errMissingAction() *sqs.Error {

@@ -166,7 +166,7 @@ func (h *Handler) serveJSON(w http.ResponseWriter, c *Call, target string, buf *
 	}
 	action, ok := strings.CutPrefix(target, sqsTargetPrefix)
 	if !ok || action == "" {
-		h.sqs.writeJSONError(w, c, sqs.ErrInvalidAction(herald.Clip(target)))
+		h.sqs.writeJSONError(w, c, sqs.ErrUnknownOperation(herald.Clip(target)))
 		return
 	}
 	c.Action = action

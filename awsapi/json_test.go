@@ -24,6 +24,7 @@ func postJSON(t *testing.T, url, target, body string) response {
 // JSON 1.0 errors: client mistakes are 400s, never 500s.
 func TestJSONErrors(t *testing.T) {
 	const coral = "com.amazon.coral.service#SerializationException"
+	const unknownOp = "com.amazon.coral.service#UnknownOperationException"
 	cases := []struct {
 		name        string
 		target      string
@@ -38,11 +39,11 @@ func TestJSONErrors(t *testing.T) {
 			status: 400, jsonType: "com.amazonaws.sqs#QueueDoesNotExist", queryHeader: "AWS.SimpleQueueService.NonExistentQueue;Sender",
 			message: "The specified queue does not exist."},
 		{name: "unknown action", target: "AmazonSQS.Teleport", body: `{}`, status: 400,
-			jsonType: "com.amazonaws.sqs#InvalidAction", queryHeader: "InvalidAction;Sender", message: "Teleport"},
+			jsonType: unknownOp, queryHeader: "InvalidAction;Sender", message: "Teleport"},
 		{name: "other service's target", target: "DynamoDB_20120810.GetItem", body: `{}`, status: 400,
-			jsonType: "com.amazonaws.sqs#InvalidAction", queryHeader: "InvalidAction;Sender"},
+			jsonType: unknownOp, queryHeader: "InvalidAction;Sender"},
 		{name: "json content type without target", body: `{}`, status: 400,
-			jsonType: "com.amazonaws.sqs#InvalidAction", queryHeader: "InvalidAction;Sender"},
+			jsonType: unknownOp, queryHeader: "InvalidAction;Sender"},
 		{name: "not json", target: "AmazonSQS.ListQueues", body: `{"QueueNamePrefix":`, status: 400, jsonType: coral},
 		{name: "not an object", target: "AmazonSQS.ListQueues", body: `["x"]`, status: 400, jsonType: coral},
 		{name: "trailing data", target: "AmazonSQS.ListQueues", body: `{}{}`, status: 400, jsonType: coral},
@@ -62,7 +63,11 @@ func TestJSONErrors(t *testing.T) {
 		{name: "invalid utf-8", target: "AmazonSQS.SendMessage", body: "{\"MessageBody\":\"\xff\"}", status: 400, jsonType: coral},
 		{name: "null entry", target: "AmazonSQS.DeleteMessageBatch", body: `{"Entries":[null]}`, status: 400, jsonType: coral},
 		{name: "server fault", target: "AmazonSQS.PurgeQueue", body: `{}`, apiErr: sqs.ErrServiceUnavailable(nil), status: 503,
-			jsonType: "com.amazonaws.sqs#ServiceUnavailable", queryHeader: "ServiceUnavailable;Receiver"},
+			jsonType: "com.amazon.coral.service#ServiceUnavailableException", queryHeader: "ServiceUnavailable;Receiver"},
+		{name: "invalid parameter value", target: "AmazonSQS.PurgeQueue", body: `{}`, apiErr: sqs.ErrInvalidParameterValue("bad"), status: 400,
+			jsonType: "com.amazonaws.sqs#InvalidParameterValueException", queryHeader: "InvalidParameterValue;Sender", message: "bad"},
+		{name: "missing parameter", target: "AmazonSQS.PurgeQueue", body: `{}`, apiErr: sqs.ErrMissingParameter("QueueUrl"), status: 400,
+			jsonType: "com.amazonaws.sqs#MissingRequiredParameterException", queryHeader: "MissingParameter;Sender", message: "QueueUrl"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -125,7 +130,7 @@ func TestPanicIsInternalFailure(t *testing.T) {
 
 	resp := postJSON(t, srv.URL+"/", "AmazonSQS.PurgeQueue", `{}`)
 	equal(t, resp.status, http.StatusInternalServerError)
-	if !strings.Contains(resp.body, "com.amazonaws.sqs#InternalFailure") {
+	if !strings.Contains(resp.body, `"com.amazon.coral.service#InternalFailure"`) {
 		t.Fatalf("JSON body = %s", resp.body)
 	}
 

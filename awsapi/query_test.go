@@ -417,7 +417,7 @@ func TestQueryErrors(t *testing.T) {
 		message string // "" skips the check
 	}{
 		{name: "queue does not exist", apiErr: sqs.ErrQueueDoesNotExist(), form: form("Action", "PurgeQueue", "QueueUrl", testQueue),
-			status: 400, fault: "Sender", code: "AWS.SimpleQueueService.NonExistentQueue", message: "The specified queue does not exist."},
+			status: 400, fault: "Sender", code: "AWS.SimpleQueueService.NonExistentQueue", message: "The specified queue does not exist for this wsdl version."},
 		{name: "message escaped", apiErr: sqs.ErrInvalidParameterValue("bad <value> & \"more\""), form: form("Action", "PurgeQueue"),
 			status: 400, fault: "Sender", code: "InvalidParameterValue", message: "bad <value> & \"more\""},
 		{name: "purge in progress", apiErr: sqs.ErrPurgeQueueInProgress("q"), form: form("Action", "PurgeQueue"),

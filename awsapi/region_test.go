@@ -131,7 +131,7 @@ func TestRegionsWire(t *testing.T) {
 		equal(t, resp.status, http.StatusForbidden)
 		equal(t, resp.header.Get("x-amzn-query-error"), "SignatureDoesNotMatch;Sender")
 		typ, msg := jsonError(t, resp)
-		equal(t, typ, "com.amazonaws.sqs#SignatureDoesNotMatch")
+		equal(t, typ, "com.amazon.coral.service#InvalidSignatureException")
 		equal(t, msg, invalidRegionMessage)
 	})
 	for _, svc := range []struct{ name, namespace, body string }{

@@ -32,7 +32,7 @@ func (s *sqsService) HasAction(action string) bool {
 func (s *sqsService) serveJSON(w http.ResponseWriter, c *Call) {
 	act, ok := sqsJSONActions[c.Action]
 	if !ok {
-		s.writeJSONError(w, c, sqs.ErrInvalidAction(herald.Clip(c.Action)))
+		s.writeJSONError(w, c, sqs.ErrUnknownOperation(herald.Clip(c.Action)))
 		return
 	}
 	d := newJSONDecoder(c)
@@ -78,7 +78,7 @@ func (s *sqsService) WriteQueryError(w http.ResponseWriter, c *Call, err error) 
 	e := s.toError(c, err)
 	writeXML(w, e.Status, xmlErrorResponse{
 		Xmlns:     sqsNamespace,
-		Error:     xmlError{Type: e.Fault(), Code: herald.Clip(e.QueryCode), Message: herald.ClipMessage(e.Message)},
+		Error:     xmlError{Type: e.Fault(), Code: herald.Clip(e.QueryCode), Message: herald.ClipMessage(e.QueryText())},
 		RequestID: c.RequestID,
 	})
 }
@@ -87,9 +87,6 @@ func (s *sqsService) WriteQueryError(w http.ResponseWriter, c *Call, err error) 
 func (s *sqsService) writeJSONError(w http.ResponseWriter, c *Call, err error) {
 	e := s.toError(c, err)
 	jsonType := e.JSONType()
-	if coralErrors[e.Code] {
-		jsonType = "com.amazon.coral.service#" + e.Code
-	}
 	// Codes are Herald's own, never client input; the header is clipped
 	// all the same so that no header can grow with a request.
 	w.Header().Set("x-amzn-query-error", herald.Clip(e.QueryErrorHeader()))

@@ -177,8 +177,11 @@ func TestSQSSignaturesAreChecked(t *testing.T) {
 	}
 	defer resp.Body.Close()
 	out, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != 400 || !strings.Contains(string(out), "RequestExpired") {
-		t.Errorf("a stale signature: %d %s, want 400 RequestExpired", resp.StatusCode, out)
+	// AWS's JSON services call an expired signature an
+	// InvalidSignatureException; the legacy code says RequestExpired.
+	if resp.StatusCode != 400 || resp.Header.Get("x-amzn-query-error") != "RequestExpired;Sender" ||
+		!strings.Contains(string(out), `"com.amazon.coral.service#InvalidSignatureException"`) {
+		t.Errorf("a stale signature: %d %q %s, want 400 RequestExpired", resp.StatusCode, resp.Header.Get("x-amzn-query-error"), out)
 	}
 }
 

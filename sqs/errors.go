@@ -45,6 +45,9 @@ const (
 	CodeAccessDenied               = "AccessDenied"
 	CodeInternalFailure            = "InternalFailure"
 	CodeServiceUnavailable         = "ServiceUnavailable"
+	// CodeUnknownOperation is a JSON request whose X-Amz-Target names
+	// no action; the Query protocol's word for it is InvalidAction.
+	CodeUnknownOperation = "UnknownOperationException"
 )
 
 // errorSpec is how AWS reports one error code.
@@ -52,7 +55,17 @@ type errorSpec struct {
 	query  string // legacy Query code, also sent in x-amzn-query-error
 	status int
 	sender bool // the client is at fault ("Sender"), else "Receiver"
+	// jsonType is the JSON protocol's "__type" where it is not
+	// "com.amazonaws.sqs#" + the code: AWS's shape names for the errors
+	// its service model does not declare, and the common request layer's
+	// (coral) names for authentication and service failures.
+	jsonType string
 }
+
+const (
+	sqsShape   = "com.amazonaws.sqs#"
+	coralShape = "com.amazon.coral.service#"
+)
 
 const legacyPrefix = "AWS.SimpleQueueService."
 
@@ -60,38 +73,39 @@ const legacyPrefix = "AWS.SimpleQueueService."
 // awsQueryError traits; entries without that trait use the code itself and
 // 400. Common errors follow AWS's "Common Errors" reference.
 var errorSpecs = map[string]errorSpec{
-	CodeQueueDoesNotExist:            {legacyPrefix + "NonExistentQueue", 400, true},
-	CodeQueueNameExists:              {"QueueAlreadyExists", 400, true},
-	CodeQueueDeletedRecently:         {legacyPrefix + "QueueDeletedRecently", 400, true},
-	CodeInvalidAttributeName:         {CodeInvalidAttributeName, 400, true},
-	CodeInvalidAttributeValue:        {CodeInvalidAttributeValue, 400, true},
-	CodeInvalidParameterValue:        {CodeInvalidParameterValue, 400, true},
-	CodeMissingParameter:             {CodeMissingParameter, 400, true},
-	CodeInvalidAction:                {CodeInvalidAction, 400, true},
-	CodeInvalidMessageContents:       {CodeInvalidMessageContents, 400, true},
-	CodeReceiptHandleIsInvalid:       {CodeReceiptHandleIsInvalid, 404, true},
-	CodeMessageNotInflight:           {legacyPrefix + "MessageNotInflight", 400, true},
-	CodePurgeQueueInProgress:         {legacyPrefix + "PurgeQueueInProgress", 403, true},
-	CodeTooManyEntriesInBatchRequest: {legacyPrefix + "TooManyEntriesInBatchRequest", 400, true},
-	CodeEmptyBatchRequest:            {legacyPrefix + "EmptyBatchRequest", 400, true},
-	CodeBatchEntryIdsNotDistinct:     {legacyPrefix + "BatchEntryIdsNotDistinct", 400, true},
-	CodeInvalidBatchEntryID:          {legacyPrefix + "InvalidBatchEntryId", 400, true},
-	CodeBatchRequestTooLong:          {legacyPrefix + "BatchRequestTooLong", 400, true},
-	CodeOverLimit:                    {CodeOverLimit, 403, true},
-	CodeRequestThrottled:             {CodeRequestThrottled, 403, true},
-	CodeUnsupportedOperation:         {legacyPrefix + "UnsupportedOperation", 400, true},
-	CodeInvalidAddress:               {CodeInvalidAddress, 404, true},
-	CodeInvalidSecurity:              {CodeInvalidSecurity, 403, true},
-	CodeResourceNotFound:             {CodeResourceNotFound, 404, true},
+	CodeQueueDoesNotExist:            {legacyPrefix + "NonExistentQueue", 400, true, ""},
+	CodeQueueNameExists:              {"QueueAlreadyExists", 400, true, ""},
+	CodeQueueDeletedRecently:         {legacyPrefix + "QueueDeletedRecently", 400, true, ""},
+	CodeInvalidAttributeName:         {CodeInvalidAttributeName, 400, true, ""},
+	CodeInvalidAttributeValue:        {CodeInvalidAttributeValue, 400, true, ""},
+	CodeInvalidParameterValue:        {CodeInvalidParameterValue, 400, true, sqsShape + "InvalidParameterValueException"},
+	CodeMissingParameter:             {CodeMissingParameter, 400, true, sqsShape + "MissingRequiredParameterException"},
+	CodeInvalidAction:                {CodeInvalidAction, 400, true, ""},
+	CodeInvalidMessageContents:       {CodeInvalidMessageContents, 400, true, ""},
+	CodeReceiptHandleIsInvalid:       {CodeReceiptHandleIsInvalid, 404, true, ""},
+	CodeMessageNotInflight:           {legacyPrefix + "MessageNotInflight", 400, true, ""},
+	CodePurgeQueueInProgress:         {legacyPrefix + "PurgeQueueInProgress", 403, true, ""},
+	CodeTooManyEntriesInBatchRequest: {legacyPrefix + "TooManyEntriesInBatchRequest", 400, true, ""},
+	CodeEmptyBatchRequest:            {legacyPrefix + "EmptyBatchRequest", 400, true, ""},
+	CodeBatchEntryIdsNotDistinct:     {legacyPrefix + "BatchEntryIdsNotDistinct", 400, true, ""},
+	CodeInvalidBatchEntryID:          {legacyPrefix + "InvalidBatchEntryId", 400, true, ""},
+	CodeBatchRequestTooLong:          {legacyPrefix + "BatchRequestTooLong", 400, true, ""},
+	CodeOverLimit:                    {CodeOverLimit, 403, true, ""},
+	CodeRequestThrottled:             {CodeRequestThrottled, 403, true, ""},
+	CodeUnsupportedOperation:         {legacyPrefix + "UnsupportedOperation", 400, true, ""},
+	CodeInvalidAddress:               {CodeInvalidAddress, 404, true, ""},
+	CodeInvalidSecurity:              {CodeInvalidSecurity, 403, true, ""},
+	CodeResourceNotFound:             {CodeResourceNotFound, 404, true, ""},
 
-	CodeInvalidClientTokenID:       {CodeInvalidClientTokenID, 403, true},
-	CodeSignatureDoesNotMatch:      {CodeSignatureDoesNotMatch, 403, true},
-	CodeIncompleteSignature:        {CodeIncompleteSignature, 400, true},
-	CodeRequestExpired:             {CodeRequestExpired, 400, true},
-	CodeMissingAuthenticationToken: {CodeMissingAuthenticationToken, 403, true},
-	CodeAccessDenied:               {CodeAccessDenied, 403, true},
-	CodeInternalFailure:            {CodeInternalFailure, 500, false},
-	CodeServiceUnavailable:         {CodeServiceUnavailable, 503, false},
+	CodeInvalidClientTokenID:       {CodeInvalidClientTokenID, 403, true, coralShape + "UnrecognizedClientException"},
+	CodeSignatureDoesNotMatch:      {CodeSignatureDoesNotMatch, 403, true, coralShape + "InvalidSignatureException"},
+	CodeIncompleteSignature:        {CodeIncompleteSignature, 400, true, coralShape + "IncompleteSignatureException"},
+	CodeRequestExpired:             {CodeRequestExpired, 400, true, coralShape + "InvalidSignatureException"},
+	CodeMissingAuthenticationToken: {CodeMissingAuthenticationToken, 403, true, coralShape + "MissingAuthenticationTokenException"},
+	CodeAccessDenied:               {CodeAccessDenied, 403, true, coralShape + "AccessDeniedException"},
+	CodeInternalFailure:            {CodeInternalFailure, 500, false, coralShape + "InternalFailure"},
+	CodeServiceUnavailable:         {CodeServiceUnavailable, 503, false, coralShape + "ServiceUnavailableException"},
+	CodeUnknownOperation:           {CodeInvalidAction, 400, true, coralShape + "UnknownOperationException"},
 }
 
 // Error is an error as SQS reports it. Protocol edges render it: JSON 1.0 as
@@ -100,10 +114,14 @@ var errorSpecs = map[string]errorSpec{
 type Error struct {
 	Code      string // JSON code, e.g. "QueueDoesNotExist"
 	QueryCode string // legacy Query code, e.g. "AWS.SimpleQueueService.NonExistentQueue"
+	Type      string // JSON "__type", e.g. "com.amazonaws.sqs#QueueDoesNotExist"
 	Status    int    // HTTP status
 	Sender    bool   // true when the client is at fault
 	Message   string // client-facing text
-	Err       error  // optional cause, never shown to clients
+	// QueryMessage, when set, is the text the Query protocol shows
+	// instead of Message, where AWS's two protocols word an error apart.
+	QueryMessage string
+	Err          error // optional cause, never shown to clients
 }
 
 func (e *Error) Error() string {
@@ -116,7 +134,20 @@ func (e *Error) Error() string {
 func (e *Error) Unwrap() error { return e.Err }
 
 // JSONType is the value of "__type" in a JSON 1.0 error body.
-func (e *Error) JSONType() string { return "com.amazonaws.sqs#" + e.Code }
+func (e *Error) JSONType() string {
+	if e.Type != "" {
+		return e.Type
+	}
+	return sqsShape + e.Code
+}
+
+// QueryText is the message a Query <ErrorResponse> carries.
+func (e *Error) QueryText() string {
+	if e.QueryMessage != "" {
+		return e.QueryMessage
+	}
+	return e.Message
+}
 
 // Fault is "Sender" or "Receiver", as the Query protocol's <Type> says.
 func (e *Error) Fault() string {
@@ -137,14 +168,16 @@ func NewError(code, format string, args ...any) *Error {
 	if !ok {
 		spec = errorSpec{query: code, status: 400, sender: true}
 	}
-	return &Error{Code: code, QueryCode: spec.query, Status: spec.status, Sender: spec.sender, Message: fmt.Sprintf(format, args...)}
+	return &Error{Code: code, QueryCode: spec.query, Type: spec.jsonType, Status: spec.status, Sender: spec.sender, Message: fmt.Sprintf(format, args...)}
 }
 
 // Constructors for the errors the domain layer returns most.
 
 // ErrQueueDoesNotExist reports that the addressed queue does not exist.
 func ErrQueueDoesNotExist() *Error {
-	return NewError(CodeQueueDoesNotExist, "The specified queue does not exist.")
+	e := NewError(CodeQueueDoesNotExist, "The specified queue does not exist.")
+	e.QueryMessage = "The specified queue does not exist for this wsdl version."
+	return e
 }
 
 // ErrQueueNameExists reports a CreateQueue for an existing name whose
@@ -176,9 +209,15 @@ func ErrMissingParameter(name string) *Error {
 	return NewError(CodeMissingParameter, "The request must contain the parameter %s.", name)
 }
 
-// ErrInvalidAction reports an unknown action or X-Amz-Target.
+// ErrInvalidAction reports an unknown Query action.
 func ErrInvalidAction(action string) *Error {
 	return NewError(CodeInvalidAction, "The action or operation requested is invalid: %s", action)
+}
+
+// ErrUnknownOperation reports a JSON request whose X-Amz-Target names no
+// SQS action.
+func ErrUnknownOperation(target string) *Error {
+	return NewError(CodeUnknownOperation, "The action or operation requested is invalid: %s", target)
 }
 
 // ErrReceiptHandleIsInvalid reports a receipt handle Herald did not issue.

@@ -84,6 +84,40 @@ func TestErrorRendering(t *testing.T) {
 	if got := ErrInternal(nil).QueryErrorHeader(); got != "InternalFailure;Receiver" {
 		t.Errorf("QueryErrorHeader = %s", got)
 	}
+	if e.Message != "The specified queue does not exist." || e.QueryText() != "The specified queue does not exist for this wsdl version." {
+		t.Errorf("messages = %q (JSON), %q (Query)", e.Message, e.QueryText())
+	}
+	if got := ErrInternal(nil).QueryText(); got != ErrInternal(nil).Message {
+		t.Errorf("QueryText without a Query wording = %q", got)
+	}
+}
+
+// TestJSONTypes: "__type" is AWS's JSON shape name, which differs from the
+// code for the errors SQS's model does not declare.
+func TestJSONTypes(t *testing.T) {
+	tests := []struct{ code, want string }{
+		{CodeQueueDoesNotExist, "com.amazonaws.sqs#QueueDoesNotExist"},
+		{CodeInvalidAttributeValue, "com.amazonaws.sqs#InvalidAttributeValue"},
+		{CodeInvalidParameterValue, "com.amazonaws.sqs#InvalidParameterValueException"},
+		{CodeMissingParameter, "com.amazonaws.sqs#MissingRequiredParameterException"},
+		{CodeUnknownOperation, "com.amazon.coral.service#UnknownOperationException"},
+		{CodeAccessDenied, "com.amazon.coral.service#AccessDeniedException"},
+		{CodeInvalidClientTokenID, "com.amazon.coral.service#UnrecognizedClientException"},
+		{CodeSignatureDoesNotMatch, "com.amazon.coral.service#InvalidSignatureException"},
+		{CodeIncompleteSignature, "com.amazon.coral.service#IncompleteSignatureException"},
+		{CodeMissingAuthenticationToken, "com.amazon.coral.service#MissingAuthenticationTokenException"},
+		{CodeInternalFailure, "com.amazon.coral.service#InternalFailure"},
+		{CodeServiceUnavailable, "com.amazon.coral.service#ServiceUnavailableException"},
+		{"SomethingNew", "com.amazonaws.sqs#SomethingNew"},
+	}
+	for _, tt := range tests {
+		if got := NewError(tt.code, "m").JSONType(); got != tt.want {
+			t.Errorf("JSONType(%s) = %s, want %s", tt.code, got, tt.want)
+		}
+	}
+	if got := ErrUnknownOperation("X").QueryCode; got != CodeInvalidAction {
+		t.Errorf("UnknownOperation's Query code = %s, want InvalidAction", got)
+	}
 }
 
 func TestAsError(t *testing.T) {

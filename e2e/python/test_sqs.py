@@ -185,6 +185,18 @@ def test_errors_in_aws_shape(sqs):
     assert err.value.response["Error"]["Code"] == "InvalidAttributeValue"
 
 
+def test_error_codes_through_the_json_protocol(sqs):
+    # boto3 speaks JSON to SQS; the legacy code rides in x-amzn-query-error
+    # while "__type" carries AWS's JSON shape name.
+    url = new_queue(sqs)
+    with pytest.raises(botocore.exceptions.ClientError) as err:
+        sqs.send_message(QueueUrl=url, MessageBody="x", DelaySeconds=901)
+    assert err.value.response["Error"]["Code"] == "InvalidParameterValue"
+    with pytest.raises(sqs.exceptions.QueueDoesNotExist) as err:
+        sqs.get_queue_url(QueueName="no-such-queue-" + uuid.uuid4().hex[:8])
+    assert err.value.response["Error"]["Message"] == "The specified queue does not exist."
+
+
 def test_queue_management(sqs):
     prefix = "boto3-mgmt-" + uuid.uuid4().hex[:6]
     urls = [sqs.create_queue(QueueName=f"{prefix}-{i}", tags={"team": "herald"})["QueueUrl"] for i in range(3)]
