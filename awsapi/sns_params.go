@@ -31,6 +31,16 @@ type snsParams struct {
 // str returns parameter name ("" when absent).
 func (p *snsParams) str(name string) string { return p.form.Get(p.prefix + name) }
 
+// optStr returns parameter name, nil when absent (an empty value is
+// given, and not absent).
+func (p *snsParams) optStr(name string) *string {
+	v, ok := p.form[p.prefix+name]
+	if !ok {
+		return nil
+	}
+	return &v[0]
+}
+
 // optBool returns parameter name as a boolean, false when absent.
 func (p *snsParams) optBool(name string) (bool, error) {
 	v, ok := p.form[p.prefix+name]

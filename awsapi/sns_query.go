@@ -99,7 +99,7 @@ var snsActions = map[string]snsAction{
 			TargetARN:              p.str("TargetArn"),
 			PhoneNumber:            p.str("PhoneNumber"),
 			Message:                p.str("Message"),
-			Subject:                p.str("Subject"),
+			Subject:                p.optStr("Subject"),
 			MessageStructure:       p.str("MessageStructure"),
 			MessageAttributes:      attrs,
 			MessageDeduplicationID: p.str("MessageDeduplicationId"),
@@ -121,7 +121,7 @@ var snsActions = map[string]snsAction{
 			in.Entries = append(in.Entries, sns.PublishBatchEntry{
 				ID:                     m.str("Id"),
 				Message:                m.str("Message"),
-				Subject:                m.str("Subject"),
+				Subject:                m.optStr("Subject"),
 				MessageStructure:       m.str("MessageStructure"),
 				MessageAttributes:      attrs,
 				MessageDeduplicationID: m.str("MessageDeduplicationId"),

@@ -213,7 +213,7 @@ func snsSDKCases() []snsSDKCase {
 					Subject: aws.String("Hi"), MessageStructure: aws.String("json"), MessageAttributes: sdkAttrs,
 					MessageDeduplicationId: aws.String("d-1"), MessageGroupId: aws.String("g-1")})
 			},
-			input: sns.PublishInput{TopicARN: fakeTopicARN, Message: "hello <world> & \"friends\"\r\n", Subject: "Hi",
+			input: sns.PublishInput{TopicARN: fakeTopicARN, Message: "hello <world> & \"friends\"\r\n", Subject: ptr("Hi"),
 				MessageStructure: "json", MessageAttributes: wantAttrs, MessageDeduplicationID: "d-1", MessageGroupID: "g-1"},
 			check: func(t *testing.T, out any) {
 				o := out.(*snssdk.PublishOutput)
@@ -231,7 +231,7 @@ func snsSDKCases() []snsSDKCase {
 				}})
 			},
 			input: sns.PublishBatchInput{TopicARN: fakeTopicARN, Entries: []sns.PublishBatchEntry{
-				{ID: "a", Message: "one", Subject: "s", MessageAttributes: wantAttrs, MessageGroupID: "g", MessageDeduplicationID: "d"},
+				{ID: "a", Message: "one", Subject: ptr("s"), MessageAttributes: wantAttrs, MessageGroupID: "g", MessageDeduplicationID: "d"},
 				{ID: "b", Message: `{"default":"two"}`, MessageStructure: "json"},
 			}},
 			check: func(t *testing.T, out any) {

@@ -80,8 +80,9 @@ func (s *Service) publishFirings(ctx context.Context) {
 		}
 		for _, f := range firings {
 			body, _ := json.Marshal(f)
+			subject := "Herald rollup trigger " + f.Trigger
 			_, err := s.cfg.Topics.Publish(ctx, sns.Caller{Account: f.Account}, sns.PublishInput{
-				TopicARN: f.TopicARN, Subject: "Herald rollup trigger " + f.Trigger, Message: string(body),
+				TopicARN: f.TopicARN, Subject: &subject, Message: string(body),
 				MessageAttributes: map[string]sns.MessageAttributeValue{"firing_id": {DataType: "String", StringValue: f.ID}},
 			})
 			if err != nil {

@@ -79,8 +79,8 @@ type PublishInput struct {
 	TargetARN              string
 	PhoneNumber            string
 	Message                string
-	Subject                string
-	MessageStructure       string // "" or "json"
+	Subject                *string // nil when absent; AWS refuses an empty one
+	MessageStructure       string  // "" or "json"
 	MessageAttributes      map[string]MessageAttributeValue
 	MessageDeduplicationID string
 	MessageGroupID         string
@@ -94,7 +94,7 @@ type PublishOutput struct {
 type PublishBatchEntry struct {
 	ID                     string
 	Message                string
-	Subject                string
+	Subject                *string // nil when absent
 	MessageStructure       string
 	MessageAttributes      map[string]MessageAttributeValue
 	MessageDeduplicationID string

@@ -2,6 +2,7 @@ package sns
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"unicode/utf8"
 
@@ -132,7 +133,34 @@ func (s *Service) validateTopicAttribute(name, value string, create, fifo bool) 
 }
 
 // topicFIFO reports whether t is a FIFO topic.
-func topicFIFO(t *Topic) bool { return t.Attributes[AttrFifoTopic] == "true" }
+func topicFIFO(t *Topic) bool { return boolAttr(t.Attributes, AttrFifoTopic) }
+
+// boolAttrs are the attributes whose values are booleans. AWS reads them
+// whatever their case ("True", "TRUE"); Herald stores them lower-case.
+var boolAttrs = map[string]bool{AttrFifoTopic: true, AttrContentBasedDeduplication: true, AttrRawMessageDelivery: true}
+
+// canonicalValue is value as Herald stores attribute name: a boolean
+// spelling true or false in any case becomes "true" or "false"; anything
+// else is left as it is, for the validation to judge.
+func canonicalValue(name, value string) string {
+	if boolAttrs[name] && (strings.EqualFold(value, "true") || strings.EqualFold(value, "false")) {
+		return strings.ToLower(value)
+	}
+	return value
+}
+
+// canonicalAttrs is a copy of attrs with canonicalValue applied (nil stays
+// nil).
+func canonicalAttrs(attrs map[string]string) map[string]string {
+	if attrs == nil {
+		return nil
+	}
+	out := make(map[string]string, len(attrs))
+	for k, v := range attrs {
+		out[k] = canonicalValue(k, v)
+	}
+	return out
+}
 
 // defaultTopicPolicy is the access policy AWS gives a new topic: the owner
 // may do everything.
@@ -155,18 +183,24 @@ func defaultTopicPolicy(arn, account string) string {
 }
 
 // validateSubscriptionAttribute checks one settable subscription attribute
-// of a subscription with protocol.
-func (s *Service) validateSubscriptionAttribute(name, value, protocol string) *Error {
+// of a subscription with protocol. subscribing says whether it comes with
+// Subscribe: AWS's reasons then start "Attributes Reason: ", while
+// SetSubscriptionAttributes names the attribute at once.
+func (s *Service) validateSubscriptionAttribute(name, value, protocol string, subscribing bool) *Error {
+	reason := ""
+	if subscribing {
+		reason = "Attributes Reason: "
+	}
 	switch name {
 	case AttrRawMessageDelivery:
 		if value != "true" && value != "false" {
-			return ErrInvalidParameter("Attributes Reason: RawMessageDelivery: Invalid value [%s]. Must be true or false.", value)
+			return ErrInvalidParameter("%sRawMessageDelivery: Invalid value [%s]. Must be true or false.", reason, value)
 		}
 	case AttrFilterPolicy:
 		// Parsed by checkFilterPolicy once the scope is known.
 	case AttrFilterPolicyScope:
 		if value != ScopeMessageAttributes && value != ScopeMessageBody {
-			return ErrInvalidParameter("Attributes Reason: FilterPolicyScope: Invalid value [%s]. Please use either MessageBody or MessageAttributes", value)
+			return ErrInvalidParameter("%sFilterPolicyScope: Invalid value [%s]. Please use either MessageBody or MessageAttributes", reason, value)
 		}
 	case AttrDeliveryPolicy:
 		if protocol != ProtocolHTTP && protocol != ProtocolHTTPS {
@@ -183,32 +217,30 @@ func (s *Service) validateSubscriptionAttribute(name, value, protocol string) *E
 			return nil
 		}
 		if _, err := parseRedrivePolicy(value); err != nil {
-			return err
+			return ErrInvalidParameter("%s%v", reason, err)
 		}
 	case AttrSubscriptionRoleArn, AttrReplayPolicy:
 		if name == AttrReplayPolicy && value != "" && !json.Valid([]byte(value)) {
 			return ErrInvalidParameter("Attributes Reason: ReplayPolicy: failed to parse JSON")
 		}
 	default:
-		return ErrInvalidParameter("AttributeName")
+		return ErrInvalidParameter("%sAttributeName", reason)
 	}
 	return nil
 }
 
 // parseRedrivePolicy returns the dead-letter queue ARN of a subscription's
-// RedrivePolicy ({"deadLetterTargetArn": "<SQS queue ARN>"}).
-func parseRedrivePolicy(value string) (string, *Error) {
+// RedrivePolicy ({"deadLetterTargetArn": "<SQS queue ARN>"}); its error is
+// AWS's reason.
+func parseRedrivePolicy(value string) (string, error) {
 	var p struct {
 		DeadLetterTargetArn string `json:"deadLetterTargetArn"`
 	}
 	if err := json.Unmarshal([]byte(value), &p); err != nil {
-		return "", ErrInvalidParameter("RedrivePolicy: failed to parse JSON")
-	}
-	if p.DeadLetterTargetArn == "" {
-		return "", ErrInvalidParameter("RedrivePolicy: deadLetterTargetArn is missing")
+		return "", errors.New("RedrivePolicy: failed to parse JSON.")
 	}
 	if _, _, _, err := sqs.ParseQueueARN(p.DeadLetterTargetArn); err != nil {
-		return "", ErrInvalidParameter("RedrivePolicy: deadLetterTargetArn is an invalid arn")
+		return "", errors.New("RedrivePolicy: deadLetterTargetArn is an invalid arn")
 	}
 	return p.DeadLetterTargetArn, nil
 }

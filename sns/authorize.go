@@ -41,10 +41,14 @@ var ownerOnly = map[string]bool{
 func errNotAuthorized(c Caller, action, arn string) *Error {
 	who := "anonymous"
 	if c.Account != "" {
-		who = "arn:aws:iam::" + c.Account + ":root"
+		who = rootPrincipal(c.Account)
 	}
 	return NewError(CodeAuthorizationError, "User: %s is not authorized to perform: SNS:%s on resource: %s", who, action, herald.Clip(arn))
 }
+
+// rootPrincipal is the IAM principal Herald knows a caller by: the root of
+// its account (Herald has accounts and access keys, no IAM users or roles).
+func rootPrincipal(account string) string { return "arn:aws:iam::" + account + ":root" }
 
 // authorizeAccount checks an action in the caller's own account
 // (CreateTopic, ListTopics, ListSubscriptions).

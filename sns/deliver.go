@@ -166,7 +166,9 @@ func (s *Service) deliver(ctx context.Context, dj *deliveryJob, sub jobSub) erro
 }
 
 // sendQueueMessage delivers to an SQS subscription: on FIFO queues with
-// the publish's group and deduplication id.
+// the publish's group and deduplication id; on standard queues with the
+// publish's MessageGroupId, if any, which AWS passes on from standard
+// topics since 2024 (a standard queue keeps it for fair queueing).
 func (s *Service) sendQueueMessage(ctx context.Context, arn, body string, raw bool, n Notification) error {
 	_, account, name, err := sqs.ParseQueueARN(arn)
 	if err != nil {
@@ -176,8 +178,8 @@ func (s *Service) sendQueueMessage(ctx context.Context, arn, body string, raw bo
 	if raw {
 		in.MessageAttributes = sqsAttributes(n.MessageAttributes)
 	}
+	in.MessageGroupID = n.MessageGroupID
 	if sqs.IsFIFOName(name) {
-		in.MessageGroupID = n.MessageGroupID
 		in.MessageDeduplicationID = n.MessageDeduplicationID
 		if in.MessageDeduplicationID == "" {
 			in.MessageDeduplicationID = n.MessageID

@@ -26,9 +26,9 @@ type envelope struct {
 	Message           string                  `json:"Message"`
 	SubscribeURL      string                  `json:"SubscribeURL,omitempty"`
 	Timestamp         string                  `json:"Timestamp"`
-	SignatureVersion  string                  `json:"SignatureVersion"`
-	Signature         string                  `json:"Signature"`
-	SigningCertURL    string                  `json:"SigningCertURL"`
+	SignatureVersion  *string                 `json:"SignatureVersion,omitempty"` // nil for FIFO topics
+	Signature         *string                 `json:"Signature,omitempty"`
+	SigningCertURL    *string                 `json:"SigningCertURL,omitempty"`
 	UnsubscribeURL    string                  `json:"UnsubscribeURL,omitempty"`
 	MessageAttributes map[string]envelopeAttr `json:"MessageAttributes,omitempty"`
 }
@@ -45,14 +45,31 @@ func baseURL(scheme, host string) string {
 }
 
 // UnsubscribeURL is the URL whose GET unsubscribes t.
-func UnsubscribeURL(t Target) string {
-	return baseURL(t.Scheme, t.Host) + "?Action=Unsubscribe&SubscriptionArn=" + url.QueryEscape(t.SubscriptionARN)
-}
+func UnsubscribeURL(t Target) string { return UnsubscribeLink(t.PublicURL(), t.SubscriptionARN) }
 
 // SubscribeURL is the URL whose GET confirms a subscription.
 func SubscribeURL(scheme, host, topicARN, token string) string {
-	return baseURL(scheme, host) + "?Action=ConfirmSubscription&TopicArn=" + url.QueryEscape(topicARN) + "&Token=" + url.QueryEscape(token)
+	return SubscribeLink(baseURL(scheme, host), topicARN, token)
 }
+
+// UnsubscribeLink is the UnsubscribeURL of a subscription under publicURL
+// (Herald's base URL as endpoints reach it; a trailing / is ignored).
+// Like AWS it writes the ARN's colons as they are:
+// ?Action=Unsubscribe&SubscriptionArn=arn:aws:sns:us-east-1:1:t:<id>.
+func UnsubscribeLink(publicURL, subscriptionARN string) string {
+	return strings.TrimSuffix(publicURL, "/") + "/?Action=Unsubscribe&SubscriptionArn=" + queryARN(subscriptionARN)
+}
+
+// SubscribeLink is the SubscribeURL of a confirmation under publicURL,
+// the topic ARN written as AWS writes it (see UnsubscribeLink).
+func SubscribeLink(publicURL, topicARN, token string) string {
+	return strings.TrimSuffix(publicURL, "/") + "/?Action=ConfirmSubscription&TopicArn=" + queryARN(topicARN) +
+		"&Token=" + url.QueryEscape(token)
+}
+
+// queryARN escapes arn for a query string except for its colons, which a
+// query value may hold unescaped and AWS's links leave as they are.
+func queryARN(arn string) string { return strings.ReplaceAll(url.QueryEscape(arn), "%3A", ":") }
 
 // signingCertURL is where an unsigned default envelope points; a signing
 // Enveloper (snshttp) replaces the whole envelope.
@@ -82,39 +99,50 @@ func sigVersion(t Target) string {
 	return t.SignatureVersion
 }
 
+// unsigned are the signature members of an envelope that is not signed:
+// the version and certificate URL with an empty Signature.
+func unsigned(t Target) (version, signature, certURL *string) {
+	v, sig, cert := sigVersion(t), "", signingCertURL(t)
+	return &v, &sig, &cert
+}
+
 // DefaultEnvelope builds the JSON envelope of n for t without a signature
-// (Signature is empty). Configure Config.Envelope with a signing one.
+// (Signature is empty; a FIFO topic's envelope has no signature members,
+// as on AWS). Configure Config.Envelope with a signing one.
 func DefaultEnvelope(t Target, n Notification) (string, error) {
-	b, err := json.Marshal(envelope{
+	env := envelope{
 		Type:              "Notification",
 		MessageID:         n.MessageID,
-		SequenceNumber:    n.SequenceNumber,
 		TopicARN:          n.TopicARN,
 		Subject:           n.Subject,
 		Message:           n.Message,
 		Timestamp:         awsTimestamp(n.Timestamp),
-		SignatureVersion:  sigVersion(t),
-		SigningCertURL:    signingCertURL(t),
 		UnsubscribeURL:    UnsubscribeURL(t),
 		MessageAttributes: envelopeAttrs(n.MessageAttributes),
-	})
+	}
+	if n.FromFIFOTopic() {
+		env.SequenceNumber = n.SequenceNumber
+	} else {
+		env.SignatureVersion, env.Signature, env.SigningCertURL = unsigned(t)
+	}
+	b, err := json.Marshal(env)
 	return string(b), err
 }
 
 // confirmationEnvelope is the SubscriptionConfirmation document sent to a
 // queue of another account.
 func confirmationEnvelope(t Target, c Confirmation) (string, error) {
-	b, err := json.Marshal(envelope{
-		Type:             "SubscriptionConfirmation",
-		MessageID:        c.MessageID,
-		Token:            c.Token,
-		TopicARN:         c.TopicARN,
-		Message:          c.Message,
-		SubscribeURL:     c.SubscribeURL,
-		Timestamp:        awsTimestamp(c.Timestamp),
-		SignatureVersion: sigVersion(t),
-		SigningCertURL:   signingCertURL(t),
-	})
+	env := envelope{
+		Type:         "SubscriptionConfirmation",
+		MessageID:    c.MessageID,
+		Token:        c.Token,
+		TopicARN:     c.TopicARN,
+		Message:      c.Message,
+		SubscribeURL: c.SubscribeURL,
+		Timestamp:    awsTimestamp(c.Timestamp),
+	}
+	env.SignatureVersion, env.Signature, env.SigningCertURL = unsigned(t)
+	b, err := json.Marshal(env)
 	return string(b), err
 }
 

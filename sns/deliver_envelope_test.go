@@ -2,6 +2,8 @@ package sns_test
 
 import (
 	"encoding/json"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -28,7 +30,7 @@ func TestDefaultEnvelope(t *testing.T) {
 	}
 	if doc.Type != "Notification" || doc.MessageId != "m-1" || doc.Message != n.Message || doc.Subject != nil ||
 		doc.Timestamp != "2026-01-02T03:04:05.006Z" || doc.SignatureVersion != "1" ||
-		doc.UnsubscribeURL != "https://herald:4566/?Action=Unsubscribe&SubscriptionArn=arn%3Aaws%3Asns%3Aus-east-1%3A1%3At%3A5f0c1a2b-0000-4000-8000-000000000000" ||
+		doc.UnsubscribeURL != "https://herald:4566/?Action=Unsubscribe&SubscriptionArn=arn:aws:sns:us-east-1:1:t:5f0c1a2b-0000-4000-8000-000000000000" ||
 		doc.MessageAttributes["b"].Value != "aGk=" || doc.MessageAttributes["s"].Type != "String" {
 		t.Fatalf("envelope = %s", body)
 	}
@@ -43,4 +45,55 @@ func TestPathMetadata(t *testing.T) {
 	if string(b) != want {
 		t.Fatalf("metadata = %s", b)
 	}
+}
+
+// TestDefaultEnvelopeMembers checks which members an unsigned envelope
+// has: a FIFO topic's carries SequenceNumber and no signature members.
+func TestDefaultEnvelopeMembers(t *testing.T) {
+	tests := []struct {
+		name, topic string
+		want        []string
+	}{
+		{"standard", "arn:aws:sns:us-east-1:1:t",
+			[]string{"Type", "MessageId", "TopicArn", "Message", "Timestamp", "SignatureVersion", "Signature", "SigningCertURL", "UnsubscribeURL"}},
+		{"fifo", "arn:aws:sns:us-east-1:1:t.fifo",
+			[]string{"Type", "MessageId", "SequenceNumber", "TopicArn", "Message", "Timestamp", "UnsubscribeURL"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			n := sns.Notification{MessageID: "m", TopicARN: tc.topic, Message: "hi", Timestamp: time.Unix(0, 0)}
+			if strings.HasSuffix(tc.topic, ".fifo") {
+				n.SequenceNumber = "10000000000000000001"
+			}
+			body, err := sns.DefaultEnvelope(sns.Target{SubscriptionARN: tc.topic + ":5f0c1a2b-0000-4000-8000-000000000000", Host: "h"}, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := jsonKeys(t, body); !slices.Equal(got, tc.want) {
+				t.Fatalf("members %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// jsonKeys lists the members of a JSON object in document order.
+func jsonKeys(t *testing.T, doc string) []string {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(doc))
+	var keys []string
+	if _, err := dec.Token(); err != nil {
+		t.Fatal(err)
+	}
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, k.(string))
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return keys
 }

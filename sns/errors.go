@@ -141,3 +141,63 @@ func AsError(err error) *Error {
 	e.Err = err
 	return e
 }
+
+// errARNElements is AWS's answer to an ARN param that has fewer than the
+// six colon-separated elements of any ARN.
+func errARNElements(param string, elements int) *Error {
+	return ErrInvalidParameter("%s Reason: An ARN must have at least 6 elements, not %d", param, elements)
+}
+
+// errSubject refuses a Subject AWS does not take: empty, too long, or
+// with characters other than printable ASCII.
+func errSubject() *Error { return ErrInvalidParameter("Subject") }
+
+// errFIFOQueueOnStandardTopic refuses a FIFO queue as the endpoint of a
+// standard topic; AWS's message repeats its "Invalid parameter: " prefix.
+func errFIFOQueueOnStandardTopic() *Error {
+	return ErrInvalidParameter("Invalid parameter: Endpoint Reason: FIFO SQS Queues can not be subscribed to standard SNS topics")
+}
+
+// errActionOutOfScope refuses an AddPermission ActionName that is not an
+// action a topic policy can grant.
+func errActionOutOfScope() *Error {
+	return ErrInvalidParameter("Policy statement action out of service scope!")
+}
+
+// errStructureUnparsable and errStructureNoDefault refuse a
+// MessageStructure=json message that is not a JSON object, or has no
+// string "default" entry.
+func errStructureUnparsable() *Error {
+	return ErrInvalidParameter("Message Structure - JSON message body failed to parse")
+}
+
+func errStructureNoDefault() *Error {
+	return ErrInvalidParameter("Message Structure - No default entry in JSON message body")
+}
+
+// errDataProtectionPolicy refuses a data protection policy that is not a
+// JSON document.
+func errDataProtectionPolicy() *Error {
+	return ErrInvalidParameter("DataProtectionPolicy Reason: the policy is not a valid JSON document")
+}
+
+// The errors that fail a whole PublishBatch, worded as AWS's.
+func errEmptyBatch() *Error {
+	return NewError(CodeEmptyBatchRequest, "The batch request doesn't contain any entries.")
+}
+
+func errTooManyEntries() *Error {
+	return NewError(CodeTooManyEntriesInBatchRequest, "The batch request contains more entries than permissible.")
+}
+
+func errInvalidBatchEntryID() *Error {
+	return NewError(CodeInvalidBatchEntryID, "The Id of a batch entry in a batch request doesn't abide by the specification.")
+}
+
+func errBatchIDsNotDistinct() *Error {
+	return NewError(CodeBatchEntryIdsNotDistinct, "Two or more batch entries in the request have the same Id.")
+}
+
+func errBatchTooLong() *Error {
+	return NewError(CodeBatchRequestTooLong, "The length of all the messages put together is more than the limit.")
+}

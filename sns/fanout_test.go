@@ -40,7 +40,7 @@ func TestFanOutToEveryProtocol(t *testing.T) {
 
 	attrs := map[string]sns.MessageAttributeValue{"colour": {DataType: "String", StringValue: "red"}}
 	msg := `{"default": "for everyone", "sqs": "for queues", "http": "for hooks"}`
-	out := e.publish(t, sns.PublishInput{TopicARN: topic, Message: msg, MessageStructure: "json", Subject: "Storm", MessageAttributes: attrs})
+	out := e.publish(t, sns.PublishInput{TopicARN: topic, Message: msg, MessageStructure: "json", Subject: ptr("Storm"), MessageAttributes: attrs})
 
 	eventually(t, 5*time.Second, "the http delivery", func() bool { _, n := e.http.count("http://example.com/hook"); return n == 1 })
 	eventually(t, 5*time.Second, "the path delivery", func() bool { return len(e.paths.get("alerts.box1")) == 1 })

@@ -63,8 +63,14 @@ func SubscriptionARN(region, account, topic string, id uuid.UUID) string {
 
 // ParseTopicARN splits a topic ARN into region, account and name (any AWS
 // partition). The error is InvalidParameter naming param.
+//
+// An ARN of fewer than six elements is refused as AWS refuses it ("An ARN
+// must have at least 6 elements, not N").
 func ParseTopicARN(arn, param string) (region, account, name string, err error) {
 	p := strings.Split(arn, ":")
+	if len(p) < 6 {
+		return "", "", "", errARNElements(param, len(p))
+	}
 	if len(p) != 6 || p[0] != "arn" || p[1] == "" || p[2] != "sns" || p[3] == "" ||
 		!validAccount(p[4]) || ValidateTopicName(p[5]) != nil {
 		return "", "", "", ErrInvalidParameter("%s", param)
@@ -76,6 +82,9 @@ func ParseTopicARN(arn, param string) (region, account, name string, err error) 
 // account and name and the subscription id. The error is InvalidParameter
 // naming param.
 func ParseSubscriptionARN(arn, param string) (region, account, topic string, id uuid.UUID, err error) {
+	if n := strings.Count(arn, ":") + 1; n < 6 {
+		return "", "", "", uuid.Nil, errARNElements(param, n)
+	}
 	i := strings.LastIndexByte(arn, ':')
 	if i < 0 {
 		return "", "", "", uuid.Nil, ErrInvalidParameter("%s", param)

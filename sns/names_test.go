@@ -1,6 +1,7 @@
 package sns_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -53,4 +54,40 @@ func TestValidateTopicName(t *testing.T) {
 			t.Errorf("ValidateTopicName(%q) = %v", name, err)
 		}
 	}
+}
+
+// TestParseARNMessages checks AWS's words for ARNs it cannot read: too few
+// elements are counted, other malformed ARNs name the parameter.
+func TestParseARNMessages(t *testing.T) {
+	tests := []struct {
+		arn, param, want string
+		parse            func(arn, param string) error
+	}{
+		{"", "TopicArn", "Invalid parameter: TopicArn Reason: An ARN must have at least 6 elements, not 1", parseTopic},
+		{"not-an-arn", "TopicArn", "Invalid parameter: TopicArn Reason: An ARN must have at least 6 elements, not 1", parseTopic},
+		{"arn:aws:sns:us-east-1:t", "ResourceArn", "Invalid parameter: ResourceArn Reason: An ARN must have at least 6 elements, not 5", parseTopic},
+		{"arn:aws:sns:us-east-1:1:bad/name", "TopicArn", "Invalid parameter: TopicArn", parseTopic},
+		{"pending confirmation", "SubscriptionArn", "Invalid parameter: SubscriptionArn Reason: An ARN must have at least 6 elements, not 1", parseSub},
+		{"a:b:c", "SubscriptionArn", "Invalid parameter: SubscriptionArn Reason: An ARN must have at least 6 elements, not 3", parseSub},
+		{"arn:aws:sns:us-east-1:1:t", "SubscriptionArn", "Invalid parameter: SubscriptionArn", parseSub},
+	}
+	for _, tc := range tests {
+		t.Run(tc.arn, func(t *testing.T) {
+			err := tc.parse(tc.arn, tc.param)
+			var se *sns.Error
+			if !errors.As(err, &se) || se.Code != sns.CodeInvalidParameter || se.Message != tc.want {
+				t.Fatalf("error = %v, want InvalidParameter %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func parseTopic(arn, param string) error {
+	_, _, _, err := sns.ParseTopicARN(arn, param)
+	return err
+}
+
+func parseSub(arn, param string) error {
+	_, _, _, _, err := sns.ParseSubscriptionARN(arn, param)
+	return err
 }

@@ -1,6 +1,9 @@
 package sns
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // Notification is one published message as delivered to one subscription:
 // Message is already the text for that subscription's protocol (with
@@ -16,3 +19,8 @@ type Notification struct {
 	MessageDeduplicationID string // FIFO topics
 	SequenceNumber         string // FIFO topics
 }
+
+// FromFIFOTopic reports whether n was published to a FIFO topic. Its JSON
+// envelope then carries SequenceNumber and, as AWS's do, no signature
+// (Signature, SignatureVersion and SigningCertURL are left out).
+func (n *Notification) FromFIFOTopic() bool { return strings.HasSuffix(n.TopicARN, FIFOSuffix) }

@@ -235,3 +235,15 @@ func sortedKeys[V any](m map[string]V) []string {
 	sort.Strings(out)
 	return out
 }
+
+// wantError checks err is the *sns.Error of code with exactly message.
+func wantError(t *testing.T, err error, code, message string) {
+	t.Helper()
+	wantCode(t, err, code)
+	if se := err.(*sns.Error); se.Message != message {
+		t.Fatalf("error message %q, want %q", se.Message, message)
+	}
+}
+
+// ptr is a pointer to v, for optional inputs.
+func ptr[T any](v T) *T { return &v }

@@ -6,9 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"strconv"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -107,28 +104,35 @@ func (s *Service) PublishBatch(ctx context.Context, c Caller, in PublishBatchInp
 	}
 	switch {
 	case len(in.Entries) == 0:
-		return out, NewError(CodeEmptyBatchRequest, "The batch request doesn't contain any entries")
+		return out, errEmptyBatch()
 	case len(in.Entries) > MaxBatchEntries:
-		return out, NewError(CodeTooManyEntriesInBatchRequest, "The batch request contains more entries than permissible")
+		return out, errTooManyEntries()
 	}
 	seen := map[string]bool{}
 	total := 0
 	for _, en := range in.Entries {
 		if !validBatchID(en.ID) {
-			return out, NewError(CodeInvalidBatchEntryID, "The Id of a batch entry in a batch request doesn't abide by the specification")
+			return out, errInvalidBatchEntryID()
 		}
 		if seen[en.ID] {
-			return out, NewError(CodeBatchEntryIdsNotDistinct, "Two or more batch entries in the request have the same Id")
+			return out, errBatchIDsNotDistinct()
 		}
 		seen[en.ID] = true
 		total += messageSize(en.Message, en.MessageAttributes)
 	}
 	if total > MaxMessageBytes {
-		return out, NewError(CodeBatchRequestTooLong, "The length of all the messages put together is more than the limit")
+		return out, errBatchTooLong()
+	}
+	// As on AWS, one entry with a bad structure, bad attributes or (FIFO)
+	// a missing group or deduplication ID fails the whole request.
+	for _, en := range in.Entries {
+		if e := requestError(t, en); e != nil {
+			return out, e
+		}
 	}
 	var send []sqs.SendMessageBatchEntry
 	for _, en := range in.Entries {
-		if e := validatePublish(t, en); e != nil {
+		if e := entryError(t, en); e != nil {
 			out.Failed = append(out.Failed, BatchResultErrorEntry{ID: en.ID, Code: e.Code, Message: e.Message, SenderFault: e.Sender})
 			continue
 		}
@@ -159,18 +163,6 @@ func (s *Service) PublishBatch(ctx context.Context, c Caller, in PublishBatchInp
 	return out, nil
 }
 
-func validBatchID(id string) bool {
-	if id == "" || len(id) > MaxBatchEntryIDLength {
-		return false
-	}
-	for i := 0; i < len(id); i++ {
-		if !isNameChar(id[i]) {
-			return false
-		}
-	}
-	return true
-}
-
 // publishQueue is the internal queue t's jobs go to.
 func (s *Service) publishQueue(t *Topic) string {
 	if topicFIFO(t) {
@@ -193,7 +185,7 @@ func hashID(parts ...string) string {
 // topics the internal FIFO queue does the deduplication (5-minute window)
 // and keeps each message group in order.
 func (s *Service) jobEntry(ctx context.Context, c Caller, t *Topic, en PublishBatchEntry) (sqs.SendMessageBatchEntry, error) {
-	j := publishJob{TopicID: t.ID, Account: t.Account, Topic: t.Name, Message: en.Message, Subject: en.Subject,
+	j := publishJob{TopicID: t.ID, Account: t.Account, Topic: t.Name, Message: en.Message, Subject: deref(en.Subject),
 		Structure: en.MessageStructure, Attributes: en.MessageAttributes, GroupID: en.MessageGroupID,
 		DedupID: en.MessageDeduplicationID, Timestamp: s.now().UnixMilli(), Scheme: c.Scheme, Host: c.Host}
 	var out sqs.SendMessageBatchEntry
@@ -225,143 +217,10 @@ func messageSize(msg string, attrs map[string]MessageAttributeValue) int {
 	return n
 }
 
-// validatePublish checks one message for topic t as AWS does.
-func validatePublish(t *Topic, en PublishBatchEntry) *Error {
-	if en.Message == "" {
-		return ErrInvalidParameter("Empty message")
+// deref is *p, or "" for nil.
+func deref(p *string) string {
+	if p == nil {
+		return ""
 	}
-	if messageSize(en.Message, en.MessageAttributes) > MaxMessageBytes {
-		return ErrInvalidParameter("Message too long")
-	}
-	if en.Subject != "" && !validSubject(en.Subject) {
-		return ErrInvalidParameter("Subject")
-	}
-	switch en.MessageStructure {
-	case "":
-	case "json":
-		if _, e := parseStructure(en.Message); e != nil {
-			return e
-		}
-	default:
-		return ErrInvalidParameter("MessageStructure")
-	}
-	for name, v := range en.MessageAttributes {
-		if e := validateAttribute(name, v); e != nil {
-			return e
-		}
-	}
-	if topicFIFO(t) {
-		if en.MessageGroupID == "" {
-			return ErrInvalidParameter("The MessageGroupId parameter is required for FIFO topics")
-		}
-		if len(en.MessageGroupID) > MaxGroupIDLength || !printableASCII(en.MessageGroupID) {
-			return ErrInvalidParameter("MessageGroupId")
-		}
-		if en.MessageDeduplicationID == "" && t.Attributes[AttrContentBasedDeduplication] != "true" {
-			return ErrInvalidParameter("The topic should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly")
-		}
-		if len(en.MessageDeduplicationID) > MaxDedupIDLength || !printableASCII(en.MessageDeduplicationID) {
-			return ErrInvalidParameter("MessageDeduplicationId")
-		}
-		return nil
-	}
-	if en.MessageDeduplicationID != "" {
-		return ErrInvalidParameter("MessageDeduplicationId Reason: The request includes MessageDeduplicationId parameter that is not valid for this topic type")
-	}
-	if len(en.MessageGroupID) > MaxGroupIDLength || !printableASCII(en.MessageGroupID) {
-		return ErrInvalidParameter("MessageGroupId")
-	}
-	return nil
-}
-
-func printableASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < 0x21 || s[i] > 0x7e {
-			return false
-		}
-	}
-	return true
-}
-
-// validSubject: ASCII, starting with a letter, digit or punctuation, no
-// line breaks or control characters, at most 100 characters.
-func validSubject(s string) bool {
-	if len(s) > MaxSubjectLength || s[0] == ' ' {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < 0x20 || s[i] > 0x7e {
-			return false
-		}
-	}
-	return true
-}
-
-// parseStructure reads a MessageStructure=json message: a JSON object of
-// strings with a "default" entry.
-func parseStructure(msg string) (map[string]string, *Error) {
-	var m map[string]any
-	if err := json.Unmarshal([]byte(msg), &m); err != nil || m == nil {
-		return nil, ErrInvalidParameter("Message Structure - JSON message body failed to parse")
-	}
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		str, ok := v.(string)
-		if !ok {
-			return nil, ErrInvalidParameter("Message Structure - JSON message body failed to parse")
-		}
-		out[k] = str
-	}
-	if _, ok := out["default"]; !ok {
-		return nil, ErrInvalidParameter("Message Structure - No default entry in JSON message body")
-	}
-	return out, nil
-}
-
-// validateAttribute checks one message attribute.
-func validateAttribute(name string, v MessageAttributeValue) *Error {
-	bad := func(format string, args ...any) *Error { return NewError(CodeInvalidParameterValue, format, args...) }
-	if name == "" || len(name) > 256 || name[0] == '.' || name[len(name)-1] == '.' || strings.Contains(name, "..") {
-		return bad("The message attribute name '%s' is invalid.", name)
-	}
-	for i := 0; i < len(name); i++ {
-		if !isNameChar(name[i]) && name[i] != '.' {
-			return bad("The message attribute name '%s' is invalid.", name)
-		}
-	}
-	lower := strings.ToLower(name)
-	if strings.HasPrefix(lower, "aws.") || strings.HasPrefix(lower, "amazon.") {
-		return bad("The message attribute name '%s' is reserved.", name)
-	}
-	base, _, _ := strings.Cut(v.DataType, ".")
-	if v.DataType == "String.Array" || strings.HasPrefix(v.DataType, "String.Array.") {
-		base = "String.Array"
-	}
-	switch base {
-	case "String", "Number", "String.Array":
-		if v.StringValue == "" {
-			return bad("The message attribute '%s' must contain non-empty message attribute value for message attribute type '%s'.", name, base)
-		}
-		if !utf8.ValidString(v.StringValue) {
-			return bad("The message attribute '%s' contains invalid characters.", name)
-		}
-	case "Binary":
-		if len(v.BinaryValue) == 0 {
-			return bad("The message attribute '%s' must contain non-empty message attribute value for message attribute type 'Binary'.", name)
-		}
-	default:
-		return bad("The message attribute '%s' has an invalid message attribute type, the set of supported type prefixes is Binary, Number, and String.", name)
-	}
-	switch base {
-	case "Number":
-		if _, err := strconv.ParseFloat(v.StringValue, 64); err != nil {
-			return bad("The message attribute '%s' with type 'Number' must have a valid numeric value.", name)
-		}
-	case "String.Array":
-		var arr []any
-		if err := json.Unmarshal([]byte(v.StringValue), &arr); err != nil {
-			return bad("The message attribute '%s' with type 'String.Array' must be a valid JSON array.", name)
-		}
-	}
-	return nil
+	return *p
 }

@@ -24,7 +24,7 @@ func TestPublishValidation(t *testing.T) {
 	}{
 		{"plain", sns.PublishInput{TopicARN: topic, Message: "hi"}, ""},
 		{"target arn", sns.PublishInput{TargetARN: topic, Message: "hi"}, ""},
-		{"subject", sns.PublishInput{TopicARN: topic, Message: "hi", Subject: "Hello, world!"}, ""},
+		{"subject", sns.PublishInput{TopicARN: topic, Message: "hi", Subject: ptr("Hello, world!")}, ""},
 		{"attributes", sns.PublishInput{TopicARN: topic, Message: "hi", MessageAttributes: map[string]sns.MessageAttributeValue{
 			"s": str("x"), "n": {DataType: "Number", StringValue: "1.5"}, "b": {DataType: "Binary", BinaryValue: []byte{1}},
 			"a": {DataType: "String.Array", StringValue: `["x", 1]`}, "c": {DataType: "String.custom", StringValue: "y"}}}, ""},
@@ -39,9 +39,9 @@ func TestPublishValidation(t *testing.T) {
 		{"too long", sns.PublishInput{TopicARN: topic, Message: strings.Repeat("x", sns.MaxMessageBytes+1)}, sns.CodeInvalidParameter},
 		{"too long with attributes", sns.PublishInput{TopicARN: topic, Message: strings.Repeat("x", sns.MaxMessageBytes-5),
 			MessageAttributes: map[string]sns.MessageAttributeValue{"k": str("value")}}, sns.CodeInvalidParameter},
-		{"subject too long", sns.PublishInput{TopicARN: topic, Message: "hi", Subject: strings.Repeat("s", 101)}, sns.CodeInvalidParameter},
-		{"subject newline", sns.PublishInput{TopicARN: topic, Message: "hi", Subject: "a\nb"}, sns.CodeInvalidParameter},
-		{"subject leading space", sns.PublishInput{TopicARN: topic, Message: "hi", Subject: " a"}, sns.CodeInvalidParameter},
+		{"subject too long", sns.PublishInput{TopicARN: topic, Message: "hi", Subject: ptr(strings.Repeat("s", 101))}, sns.CodeInvalidParameter},
+		{"subject newline", sns.PublishInput{TopicARN: topic, Message: "hi", Subject: ptr("a\nb")}, sns.CodeInvalidParameter},
+		{"subject leading space", sns.PublishInput{TopicARN: topic, Message: "hi", Subject: ptr(" a")}, sns.CodeInvalidParameter},
 		{"json without default", sns.PublishInput{TopicARN: topic, Message: `{"sqs":"q"}`, MessageStructure: "json"}, sns.CodeInvalidParameter},
 		{"json not json", sns.PublishInput{TopicARN: topic, Message: `hello`, MessageStructure: "json"}, sns.CodeInvalidParameter},
 		{"json not strings", sns.PublishInput{TopicARN: topic, Message: `{"default":1}`, MessageStructure: "json"}, sns.CodeInvalidParameter},
@@ -100,7 +100,7 @@ func TestPublishBatch(t *testing.T) {
 	e := newEnv(t)
 	topic := e.createTopic(t, "t", nil)
 	out, err := e.svc.PublishBatch(e.ctx, caller, sns.PublishBatchInput{TopicARN: topic, Entries: []sns.PublishBatchEntry{
-		{ID: "a", Message: "one"}, {ID: "b", Message: ""}, {ID: "c", Message: "three", Subject: "s"},
+		{ID: "a", Message: "one"}, {ID: "b", Message: ""}, {ID: "c", Message: "three", Subject: ptr("s")},
 	}})
 	wantCode(t, err, "")
 	if len(out.Successful) != 2 || len(out.Failed) != 1 || out.Failed[0].ID != "b" || out.Failed[0].Code != sns.CodeInvalidParameter || !out.Failed[0].SenderFault {

@@ -41,11 +41,14 @@ func (s *Service) checkEndpoint(protocol, endpoint string, fifo bool) *Error {
 			return ErrInvalidParameter("Endpoint must match the specified protocol")
 		}
 	case ProtocolSQS:
-		_, account, _, err := sqs.ParseQueueARN(endpoint)
+		_, account, queue, err := sqs.ParseQueueARN(endpoint)
 		if err != nil || sqs.IsInternalAccount(account) {
 			// Herald's internal queues are never an endpoint (deliveries
 			// to them would be refused anyway).
 			return ErrInvalidParameter("SQS endpoint ARN")
+		}
+		if sqs.IsFIFOName(queue) && !fifo {
+			return errFIFOQueueOnStandardTopic()
 		}
 	case ProtocolPath:
 		if s.cfg.Paths == nil {
@@ -108,8 +111,8 @@ func (s *Service) Subscribe(ctx context.Context, c Caller, in SubscribeInput) (s
 		return "", e
 	}
 	attrs := map[string]string{}
-	for k, v := range in.Attributes {
-		if e := s.validateSubscriptionAttribute(k, v, in.Protocol); e != nil {
+	for k, v := range canonicalAttrs(in.Attributes) {
+		if e := s.validateSubscriptionAttribute(k, v, in.Protocol, true); e != nil {
 			return "", e
 		}
 		if v != "" {
@@ -286,11 +289,12 @@ func (s *Service) ConfirmSubscription(ctx context.Context, c Caller, in ConfirmS
 		s.now().Sub(sub.CreatedAt) > TokenLifetime {
 		return "", invalid
 	}
-	if sub.Pending || (in.AuthenticateOnUnsubscribe == "true" && !boolAttr(sub.Attributes, attrConfirmationAuthenticated)) {
+	authenticate := strings.EqualFold(in.AuthenticateOnUnsubscribe, "true")
+	if sub.Pending || (authenticate && !boolAttr(sub.Attributes, attrConfirmationAuthenticated)) {
 		sub.Pending = false
 		// Only a signed request may require signed unsubscribes: an
 		// anonymous GET of the SubscribeURL (empty Account) cannot.
-		if strings.EqualFold(in.AuthenticateOnUnsubscribe, "true") && c.Account != "" {
+		if authenticate && c.Account != "" {
 			sub.Attributes = cloneMap(sub.Attributes)
 			if sub.Attributes == nil {
 				sub.Attributes = map[string]string{}
@@ -481,6 +485,9 @@ func (s *Service) GetSubscriptionAttributes(ctx context.Context, c Caller, arn s
 	out["SubscriptionArn"] = s.subscriptionARN(sub)
 	out["TopicArn"] = s.topicARN(t)
 	out["Owner"] = sub.Owner
+	// AWS names the IAM principal that called Subscribe; Herald knows its
+	// account, the subscription's owner.
+	out["SubscriptionPrincipal"] = rootPrincipal(sub.Owner)
 	out["Protocol"] = sub.Protocol
 	out["Endpoint"] = sub.Endpoint
 	out["PendingConfirmation"] = boolString(sub.Pending)
@@ -511,7 +518,8 @@ func (s *Service) SetSubscriptionAttributes(ctx context.Context, c Caller, in Se
 	if e != nil {
 		return e
 	}
-	if e := s.validateSubscriptionAttribute(in.AttributeName, in.AttributeValue, sub.Protocol); e != nil {
+	in.AttributeValue = canonicalValue(in.AttributeName, in.AttributeValue)
+	if e := s.validateSubscriptionAttribute(in.AttributeName, in.AttributeValue, sub.Protocol, false); e != nil {
 		return e
 	}
 	attrs := cloneMap(sub.Attributes)

@@ -153,6 +153,13 @@ func (s *Service) AddPermission(ctx context.Context, c Caller, in AddPermissionI
 			return ErrInvalidParameter("Statement already exists")
 		}
 	}
+	for _, a := range in.ActionNames {
+		// Only the actions a topic policy can grant (as AWS: "Publish",
+		// not "SNS:Publish" nor "*").
+		if !crossAccountActions[a] {
+			return errActionOutOfScope()
+		}
+	}
 	principals := make([]string, len(in.AWSAccountIDs))
 	for i, a := range in.AWSAccountIDs {
 		principals[i] = "arn:aws:iam::" + a + ":root"

@@ -23,7 +23,8 @@ func (s *Service) CreateTopic(ctx context.Context, c Caller, in CreateTopicInput
 	if err := ValidateTopicName(in.Name); err != nil {
 		return "", err
 	}
-	fifo := in.Attributes[AttrFifoTopic] == "true"
+	in.Attributes = canonicalAttrs(in.Attributes)
+	fifo := boolAttr(in.Attributes, AttrFifoTopic)
 	if IsFIFOName(in.Name) != fifo {
 		return "", ErrInvalidParameter("Fifo Topic names must end with .fifo and they must be created with FifoTopic attribute set to true.")
 	}
@@ -178,6 +179,7 @@ func (s *Service) SetTopicAttributes(ctx context.Context, c Caller, in SetTopicA
 	if readOnlyTopicAttrs[in.AttributeName] {
 		return ErrInvalidParameter("AttributeName")
 	}
+	in.AttributeValue = canonicalValue(in.AttributeName, in.AttributeValue)
 	if e := s.validateTopicAttribute(in.AttributeName, in.AttributeValue, false, topicFIFO(t)); e != nil {
 		return e
 	}

@@ -67,7 +67,7 @@ func TestDeliverNotification(t *testing.T) {
 				"Timestamp":        "2026-11-30T08:00:00.000Z",
 				"SignatureVersion": wantVersion,
 				"SigningCertURL":   "https://herald.example.com/SimpleNotificationService-herald.pem",
-				"UnsubscribeURL":   "https://herald.example.com/?Action=Unsubscribe&SubscriptionArn=arn%3Aaws%3Asns%3Aus-east-1%3A000000000000%3Aalerts%3A5f3a63a6-30bb-4a4b-8e0e-0a5f1c1f7a11",
+				"UnsubscribeURL":   "https://herald.example.com/?Action=Unsubscribe&SubscriptionArn=arn:aws:sns:us-east-1:000000000000:alerts:5f3a63a6-30bb-4a4b-8e0e-0a5f1c1f7a11",
 			}
 			for k, v := range want {
 				if m[k] != v {
@@ -209,7 +209,7 @@ func TestConfirmations(t *testing.T) {
 				if m["Type"] != tt.typ || m["Token"] != "tok123" || m["TopicArn"] != testTopic || m["SignatureVersion"] != version {
 					t.Errorf("envelope %v", m)
 				}
-				wantURL := "https://herald.example.com/?Action=ConfirmSubscription&TopicArn=arn%3Aaws%3Asns%3Aus-east-1%3A000000000000%3Aalerts&Token=tok123"
+				wantURL := "https://herald.example.com/?Action=ConfirmSubscription&TopicArn=arn:aws:sns:us-east-1:000000000000:alerts&Token=tok123"
 				if tt.typ == TypeUnsubscribeConfirmation {
 					wantURL = "https://other.example/?Action=ConfirmSubscription"
 				}

@@ -2,7 +2,6 @@ package snshttp
 
 import (
 	"encoding/base64"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -32,13 +31,13 @@ func FormatTimestamp(t time.Time) string { return t.UTC().Format(TimestampLayout
 // the subscription (ConfirmSubscription in the Query protocol). publicURL
 // is Herald's base URL as endpoints reach it (a trailing / is ignored).
 func SubscribeURL(publicURL, topicARN, token string) string {
-	return strings.TrimSuffix(publicURL, "/") + "/?Action=ConfirmSubscription&TopicArn=" + url.QueryEscape(topicARN) + "&Token=" + url.QueryEscape(token)
+	return sns.SubscribeLink(publicURL, topicARN, token)
 }
 
 // UnsubscribeURL is the link of a notification that unsubscribes the
-// endpoint.
+// endpoint (the ARN unencoded, as AWS writes it).
 func UnsubscribeURL(publicURL, subscriptionARN string) string {
-	return strings.TrimSuffix(publicURL, "/") + "/?Action=Unsubscribe&SubscriptionArn=" + url.QueryEscape(subscriptionARN)
+	return sns.UnsubscribeLink(publicURL, subscriptionARN)
 }
 
 // Confirmation is the content of a SubscriptionConfirmation or
@@ -76,27 +75,38 @@ func (e *Encoder) SigningCertURL(publicURL string) string {
 
 // Notification returns the JSON envelope of n for the subscription, signed
 // with signature version "1" or "2" ("" means "1"); its UnsubscribeURL and
-// SigningCertURL are under publicURL.
+// SigningCertURL are under publicURL. A FIFO topic's envelope carries its
+// SequenceNumber (after MessageId) and, as AWS's, no SignatureVersion,
+// Signature or SigningCertURL: it is not signed.
 func (e *Encoder) Notification(n *sns.Notification, subscriptionARN, version, publicURL string) ([]byte, error) {
+	fifo := n.FromFIFOTopic()
 	version = normVersion(version)
 	ts := FormatTimestamp(n.Timestamp)
-	sig, err := e.Signer.signCached(version, notificationStringToSign(n, ts))
-	if err != nil {
-		return nil, err
+	var sig string
+	if !fifo {
+		var err error
+		if sig, err = e.Signer.signCached(version, notificationStringToSign(n, ts)); err != nil {
+			return nil, err
+		}
 	}
 	b := make([]byte, 0, 512+len(n.Message)+len(n.Subject))
 	b = append(b, "{\n"...)
 	b = field(b, "Type", TypeNotification)
 	b = field(b, "MessageId", n.MessageID)
+	if fifo {
+		b = field(b, "SequenceNumber", n.SequenceNumber)
+	}
 	b = field(b, "TopicArn", n.TopicARN)
 	if n.Subject != "" {
 		b = field(b, "Subject", n.Subject)
 	}
 	b = field(b, "Message", n.Message)
 	b = field(b, "Timestamp", ts)
-	b = field(b, "SignatureVersion", version)
-	b = field(b, "Signature", sig)
-	b = field(b, "SigningCertURL", e.SigningCertURL(publicURL))
+	if !fifo {
+		b = field(b, "SignatureVersion", version)
+		b = field(b, "Signature", sig)
+		b = field(b, "SigningCertURL", e.SigningCertURL(publicURL))
+	}
 	if len(n.MessageAttributes) == 0 {
 		b = lastField(b, "UnsubscribeURL", UnsubscribeURL(publicURL, subscriptionARN))
 	} else {
