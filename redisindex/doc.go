@@ -13,7 +13,10 @@
 //	P{Q}:d        hash: message id (16 bytes) -> "seq:receives:firstReceiveMs:group"
 //	P{Q}:v        zset: member -> visible-at (ms); every tracked message
 //	P{Q}:f        zset: member -> end of visibility timeout (ms); received messages
-//	P{Q}:gs       zset (FIFO): group -> sequence of its head; groups not blocked
+//	              (on standard queues, those past their end came back: Receive
+//	              hands them out first)
+//	P{Q}:gs       zset (FIFO): group -> sequence of its head (plus 2^52 when the
+//	              head came back from a receive); groups not blocked
 //	P{Q}:gb       zset (FIFO): group -> end of its block (ms)
 //	P{Q}:o:GROUP  zset (FIFO): the group's members in send order (each behind
 //	              its 19-hex-digit order key, all of score 0)

@@ -153,8 +153,8 @@ func (ix *Index) Remove(ctx context.Context, q sqs.IndexQueue, ids []uuid.UUID) 
 	k := ix.keys(q.ID)
 	for len(ids) > 0 {
 		n := min(len(ids), batchSize)
-		args := make([]any, 0, 4+n)
-		args = append(args, k.groupPrefix, fifoArg(q), ix.opts.idleMillis(), ix.opts.GroupScan)
+		args := make([]any, 0, 3+n)
+		args = append(args, k.groupPrefix, fifoArg(q), ix.opts.idleMillis())
 		for _, id := range ids[:n] {
 			args = append(args, id[:])
 		}
@@ -176,7 +176,7 @@ func (ix *Index) SetVisibleAt(ctx context.Context, q sqs.IndexQueue, id uuid.UUI
 	var res int64
 	err := ix.call(ctx, "redisindex.SetVisibleAt", func(ctx context.Context) (err error) {
 		res, err = scriptSetVisible.Run(ctx, ix.client, k.state,
-			k.groupPrefix, fifoArg(q), ix.opts.GroupScan, id[:], millis(now), millis(visibleAt), max(receiveCount, 0)).Int64()
+			k.groupPrefix, fifoArg(q), id[:], millis(now), millis(visibleAt), max(receiveCount, 0)).Int64()
 		return err
 	})
 	switch {

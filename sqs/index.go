@@ -133,16 +133,20 @@ type Counts struct {
 // Embedded Herald keeps it in process (sqsmem); nodes on Cassandra keep it
 // in Redis (redisindex), where every operation is atomic per queue.
 //
-// Ordering: a standard queue hands out visible messages oldest VisibleAt
-// first (best effort). A FIFO queue keeps each group in send order
-// (SentBefore, the order of SequenceNumbers) whatever order the Adds come
-// in: a rebuild that adds an old backlog after newer sends, or a message
-// added late because its first Add failed, still takes its place. It hands
-// out messages of a group only while no message of that group is in
-// flight: Receive takes groups in the order of their oldest message and,
-// from each, consecutive visible messages from the head, up to Max in all.
-// A group whose in-flight messages' timeouts end is receivable again from
-// its head.
+// Ordering (best effort on standard queues), as AWS orders: a standard
+// queue hands out first the messages back from a receive (their
+// visibility timeout ended, or was set to end), then the other visible
+// messages, each oldest VisibleAt first. A FIFO queue keeps each group in
+// send order (SentBefore, the order of SequenceNumbers) whatever order
+// the Adds come in: a rebuild that adds an old backlog after newer sends,
+// or a message added late because its first Add failed, still takes its
+// place. Only a group's first message blocks it: the group is receivable
+// whenever its head is visible, even while later messages are in flight
+// (the head came back, or was added late). Receive takes the groups whose
+// head was never received first, then those whose head came back, each by
+// oldest message, and from each the consecutive visible messages from the
+// head, stopping at one in flight, up to Max in all. Extending the head's
+// visibility extends the group's block.
 //
 // Operations on a queue the Index does not know, other than Receive and
 // Counts, succeed without effect (Remove, SetVisibleAt: ErrNotInFlight).

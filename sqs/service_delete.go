@@ -24,11 +24,17 @@ func (s *Service) DeleteMessage(ctx context.Context, c Caller, in DeleteMessageI
 // deleteMessages removes messages from the Store, then from the Index. A
 // failed Index removal is harmless: a later claim of the message finds it
 // gone from the Store and removes it then.
+//
+// On a FIFO queue a delete may unblock a message group (the deleted
+// message headed it), so it wakes the queue's long polls, which would
+// otherwise sleep until the block's end.
 func (s *Service) deleteMessages(ctx context.Context, q *Queue, ids []uuid.UUID) error {
 	if err := s.store.DeleteMessages(ctx, q, ids); err != nil {
 		return AsError(err)
 	}
-	_ = s.index.Remove(ctx, indexQueue(q), ids)
+	if s.index.Remove(ctx, indexQueue(q), ids) == nil && q.Attributes.FifoQueue {
+		s.notifier.Notify(ctx, q.ID)
+	}
 	return nil
 }
 

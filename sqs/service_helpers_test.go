@@ -209,6 +209,9 @@ func realClock(c *sqs.Config) { c.Clock = nil }
 
 func shards(n int) envOption { return func(c *sqs.Config) { c.Shards = n } }
 
+// recheck sets how long a long poll sleeps without a notification.
+func recheck(d time.Duration) envOption { return func(c *sqs.Config) { c.LongPollRecheck = d } }
+
 func newEnv(t *testing.T, opts ...envOption) *env {
 	t.Helper()
 	clock := &fakeClock{t: time.Now().Truncate(time.Millisecond)}

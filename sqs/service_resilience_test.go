@@ -41,6 +41,44 @@ func TestLongPollWakesOnSend(t *testing.T) {
 	}
 }
 
+// TestLongPollWakesWhenADeleteUnblocksAFIFOGroup: a long poll that found
+// its only group blocked returns the group's next message as soon as the
+// message blocking it is deleted, not when its wait (or a recheck, here
+// set far beyond the wait) ends.
+func TestLongPollWakesWhenADeleteUnblocksAFIFOGroup(t *testing.T) {
+	e := newEnv(t, realClock, recheck(time.Hour))
+	url := e.createQueue(t, "unblock.fifo", fifoAttrs())
+	e.sendFIFO(t, url, "a1", "A", "a1")
+	e.sendFIFO(t, url, "a2", "A", "a2")
+	first := e.receive(t, url, 1, nil)
+	if got := bodies(first); !slices.Equal(got, []string{"a1"}) {
+		t.Fatalf("first receive %v, want [a1]", got)
+	}
+	type result struct {
+		msgs []sqs.ReceivedMessage
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		out, err := e.svc.ReceiveMessage(e.ctx, caller, sqs.ReceiveMessageInput{QueueURL: url, WaitTimeSeconds: ptr(20)})
+		done <- result{out.Messages, err}
+	}()
+	// The poll has looked once and sleeps: the group is blocked by a1.
+	for e.index.receives.Load() < 2 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	e.deleteMessage(t, url, first[0].ReceiptHandle)
+	select {
+	case r := <-done:
+		wantCode(t, r.err, "")
+		if got := bodies(r.msgs); !slices.Equal(got, []string{"a2"}) {
+			t.Fatalf("long poll got %v, want [a2]", got)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the long poll still sleeps 10 s after the delete that unblocked its group")
+	}
+}
+
 func TestLongPollDoesNotBusyPoll(t *testing.T) {
 	e := newEnv(t, realClock)
 	url := e.createQueue(t, "idle", map[string]string{"ReceiveMessageWaitTimeSeconds": "1"})

@@ -248,3 +248,25 @@ def test_fifo_queue_attribute_as_aws(sqs):
     sqs.set_queue_attributes(QueueUrl=url, Attributes={"FifoQueue": "true"})
     attrs = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["FifoQueue"])["Attributes"]
     assert attrs["FifoQueue"] == "true"
+
+
+def test_fifo_group_blocked_only_by_its_first_message(sqs):
+    url = new_queue(sqs, ".fifo", FifoQueue="true", ContentBasedDeduplication="true")
+    for body, group in [("a1", "A"), ("a2", "A"), ("b1", "B")]:
+        sqs.send_message(QueueUrl=url, MessageBody=body, MessageGroupId=group)
+    first = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=2, VisibilityTimeout=30)["Messages"]
+    assert [m["Body"] for m in first] == ["a1", "a2"]
+    sqs.change_message_visibility(QueueUrl=url, ReceiptHandle=first[0]["ReceiptHandle"], VisibilityTimeout=0)
+    # a1 is back although a2 is in flight; group B, never received, comes first.
+    again = sqs.receive_message(
+        QueueUrl=url, MaxNumberOfMessages=10, VisibilityTimeout=30,
+        MessageSystemAttributeNames=["ApproximateReceiveCount"],
+    )["Messages"]
+    assert [m["Body"] for m in again] == ["b1", "a1"]
+    assert again[1]["Attributes"]["ApproximateReceiveCount"] == "2"
+    # Deleting a1 leaves a2, in flight, at the head: the group stays blocked.
+    sqs.delete_message(QueueUrl=url, ReceiptHandle=again[1]["ReceiptHandle"])
+    assert "Messages" not in sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10)
+    sqs.change_message_visibility(QueueUrl=url, ReceiptHandle=first[1]["ReceiptHandle"], VisibilityTimeout=0)
+    last = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10)["Messages"]
+    assert [m["Body"] for m in last] == ["a2"]

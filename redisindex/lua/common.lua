@@ -6,7 +6,9 @@
 --   2 data    hash: message id (16 raw bytes) -> "seq:receives:firstReceiveMs:group"
 --   3 vis     zset: member -> visible-at ms (every tracked message)
 --   4 flight  zset: member -> end of visibility timeout ms (received messages;
---             entries whose score has passed are stale and pruned lazily)
+--             on a standard queue, entries whose score has passed are the
+--             messages back from a receive, handed out first; on a FIFO
+--             queue they are stale and pruned by Receive)
 --   5 groups  zset (FIFO): group -> sequence of its head, groups not blocked
 --   6 blocked zset (FIFO): group -> end of its block ms
 -- A member is the 12-hex-digit add sequence followed by the raw id, so
@@ -93,37 +95,41 @@ local function touch_idle(idle_ms)
   end
 end
 
--- reblock recomputes whether a FIFO group is blocked: until the latest end
--- of visibility timeout among the in-flight messages near its head (a
--- group's in-flight messages are a prefix of it, since Receive takes from
--- the head, unless older messages were added late), else not blocked, listed under its head's sequence. Times are
--- not needed: a block already over is lifted by the next Receive.
-local function reblock(gprefix, group, scan)
-  local head = group_head(gprefix .. group, scan)
+-- RETURNED is added to the score of a group (in K_GROUPS) whose head came
+-- back from a receive, so that groups never received are taken first.
+-- Add sequences stay far below it (2^48), and the sum is exact in a double.
+local RETURNED = 4503599627370496 -- 2^52
+
+-- group_score is where a group whose head is member m sorts in K_GROUPS.
+local function group_score(m)
+  local _, rc = parse_record(redis.call("HGET", K_DATA, id_of(m)))
+  if rc and rc > 0 then
+    return RETURNED + seq_of(m)
+  end
+  return seq_of(m)
+end
+
+-- reblock recomputes whether a FIFO group is blocked. As on AWS, only its
+-- head blocks it: while the head is in flight, the group is blocked until
+-- the head's visibility timeout ends, whatever later messages are in
+-- flight; otherwise it is listed for receiving (group_score). Times are not
+-- needed: a block already over is lifted by the next Receive.
+local function reblock(gprefix, group)
+  local head = group_head(gprefix .. group, 1)
   if #head == 0 then
     redis.call("ZREM", K_GROUPS, group)
     redis.call("ZREM", K_BLOCKED, group)
     return
   end
-  local block_end = nil
-  for _, m in ipairs(head) do
-    local s = redis.call("ZSCORE", K_FLIGHT, m)
-    if s then
-      s = tonumber(s)
-      if block_end == nil or s > block_end then
-        block_end = s
-      end
-    end
-  end
-  if block_end then
-    redis.call("ZADD", K_BLOCKED, block_end, group)
+  local ends = redis.call("ZSCORE", K_FLIGHT, head[1])
+  if ends then
+    redis.call("ZADD", K_BLOCKED, ends, group)
     redis.call("ZREM", K_GROUPS, group)
   else
     redis.call("ZREM", K_BLOCKED, group)
-    redis.call("ZADD", K_GROUPS, seq_of(head[1]), group)
+    redis.call("ZADD", K_GROUPS, group_score(head[1]), group)
   end
 end
-
 
 -- add_entries adds the entries of ARGV from index first on, 6 per entry:
 -- id, visible-at ms, receive count, first receive ms, in flight ("1"/"0"),
@@ -131,6 +137,7 @@ end
 -- Returns how many were added.
 local function add_entries(gprefix, fifo, first)
   local added = 0
+  local touched = {}
   for i = first, #ARGV, 6 do
     local id = ARGV[i]
     if redis.call("HEXISTS", K_DATA, id) == 0 then
@@ -140,20 +147,23 @@ local function add_entries(gprefix, fifo, first)
       local m = seq .. id
       redis.call("HSET", K_DATA, id, make_record(seq, rc, first_ms, group))
       redis.call("ZADD", K_VIS, vis, m)
-      if inflight then
+      -- On a standard queue a rebuilt message that came back from a
+      -- receive is kept in flight with an ended timeout too, so that
+      -- Receive hands it out first, as it did before the rebuild.
+      if inflight or (not fifo and rc > 0) then
         redis.call("ZADD", K_FLIGHT, vis, m)
       end
       if fifo then
         redis.call("ZADD", gprefix .. group, 0, group_member(m))
-        if inflight then
-          redis.call("ZADD", K_BLOCKED, "GT", vis, group)
-          redis.call("ZREM", K_GROUPS, group)
-        elseif not redis.call("ZSCORE", K_BLOCKED, group) then
-          redis.call("ZADD", K_GROUPS, "NX", n, group)
-        end
+        touched[group] = true
       end
       added = added + 1
     end
+  end
+  -- A message sent before the group's head (a rebuild's backlog) becomes
+  -- its head, which decides whether the group is blocked.
+  for g in pairs(touched) do
+    reblock(gprefix, g)
   end
   if added > 0 then
     redis.call("PERSIST", K_META)

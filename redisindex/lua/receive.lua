@@ -9,8 +9,6 @@ local gprefix, fifo, idle = ARGV[1], ARGV[2] == "1", tonumber(ARGV[3])
 local now, max, until_ms = tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6]
 local scan, lift = tonumber(ARGV[7]), tonumber(ARGV[8])
 
-redis.call("ZREMRANGEBYSCORE", K_FLIGHT, "-inf", ARGV[4])
-
 local out = {1, 0}
 local function earliest(key)
   local r = redis.call("ZRANGEBYSCORE", key, "(" .. ARGV[4], "+inf", "WITHSCORES", "LIMIT", 0, 1)
@@ -40,22 +38,35 @@ end
 
 earliest(K_VIS)
 if not fifo then
-  local ms = redis.call("ZRANGEBYSCORE", K_VIS, "-inf", ARGV[4], "LIMIT", 0, max)
-  for _, m in ipairs(ms) do
+  -- Messages back from a receive first (their timeout ended or was set
+  -- to end): AWS hands them out before newer messages. They are the
+  -- in-flight entries whose end has passed, kept until received again.
+  local back = redis.call("ZRANGEBYSCORE", K_FLIGHT, "-inf", ARGV[4], "LIMIT", 0, max)
+  for _, m in ipairs(back) do
     claim(m, "")
   end
+  -- Then the oldest visible; those just claimed are no longer visible.
+  if #back < max then
+    local ms = redis.call("ZRANGEBYSCORE", K_VIS, "-inf", ARGV[4], "LIMIT", 0, max - #back)
+    for _, m in ipairs(ms) do
+      claim(m, "")
+    end
+  end
 else
+  redis.call("ZREMRANGEBYSCORE", K_FLIGHT, "-inf", ARGV[4])
   -- Lift the blocks that ended: such groups are receivable from their head.
   local ended = redis.call("ZRANGEBYSCORE", K_BLOCKED, "-inf", ARGV[4], "LIMIT", 0, lift)
   for _, g in ipairs(ended) do
     redis.call("ZREM", K_BLOCKED, g)
     local head = group_head(gprefix .. g, 1)
     if #head > 0 then
-      redis.call("ZADD", K_GROUPS, seq_of(head[1]), g)
+      redis.call("ZADD", K_GROUPS, group_score(head[1]), g)
     end
   end
   earliest(K_BLOCKED)
-  -- Groups oldest head first; from each, consecutive visible messages.
+  -- Groups never received first, then by oldest head (group_score); from
+  -- each, consecutive visible messages from its head, stopping at one in
+  -- flight; the group is then blocked by its head, just claimed.
   local taken, skipped = 0, 0
   local groups = redis.call("ZRANGE", K_GROUPS, 0, scan + max - 1)
   for _, g in ipairs(groups) do

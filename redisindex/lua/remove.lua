@@ -1,7 +1,7 @@
--- Remove: ARGV 1 group key prefix, 2 fifo, 3 idle ms, 4 group head scan, 5.. ids.
-local gprefix, fifo, idle, scan = ARGV[1], ARGV[2] == "1", tonumber(ARGV[3]), tonumber(ARGV[4])
+-- Remove: ARGV 1 group key prefix, 2 fifo, 3 idle ms, 4.. ids.
+local gprefix, fifo, idle = ARGV[1], ARGV[2] == "1", tonumber(ARGV[3])
 local touched = {}
-for i = 5, #ARGV do
+for i = 4, #ARGV do
   local id = ARGV[i]
   local rec = redis.call("HGET", K_DATA, id)
   if rec then
@@ -17,7 +17,7 @@ for i = 5, #ARGV do
   end
 end
 for g in pairs(touched) do
-  reblock(gprefix, g, scan)
+  reblock(gprefix, g)
 end
 touch_idle(idle)
 return 1

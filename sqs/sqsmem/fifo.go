@@ -3,23 +3,28 @@ package sqsmem
 import "github.com/heraldmq/herald/sqs"
 
 // group is one message group of a FIFO queue: its entries in send order
-// (sqs.SentBefore), linked, and the entries handed out by its last receive.
+// (sqs.SentBefore), linked. As on AWS, only its head blocks it: the group
+// is receivable when its first message is visible (sent and not delayed,
+// or back from a receive), whatever later messages are in flight.
 type group struct {
 	name       string
 	head, tail *entry
-	// flagged are the entries last received from the group (a handful:
-	// at most one receive's worth, plus any a rebuild added in flight).
-	// The group is blocked until all of them are visible again.
-	flagged []*entry
-	readyAt int64 // when the group is receivable: head visible, none in flight
-	where   uint8
-	index   int32
+	readyAt    int64 // when the group is receivable: its head's visibleAt
+	where      uint8
+	index      int32
 }
 
-// byHead orders receivable groups by their oldest message.
+// byHead orders receivable groups: groups whose head was never received
+// first, then those whose head came back (as AWS serves fresh groups
+// before returning ones), each by its oldest message.
 type byHead struct{}
 
-func (byHead) less(a, b *group) bool       { return a.head.seq < b.head.seq }
+func (byHead) less(a, b *group) bool {
+	if ra, rb := a.head.receiveCount > 0, b.head.receiveCount > 0; ra != rb {
+		return rb
+	}
+	return a.head.seq < b.head.seq
+}
 func (byHead) setIndex(g *group, i int)    { g.index = int32(i) }
 func (byReadyAt) setIndex(g *group, i int) { g.index = int32(i) }
 
@@ -76,10 +81,7 @@ func (f *fifoState) add(e *entry, name string, settled int64) {
 		}
 		after.next = e
 	}
-	if e.inFlight {
-		g.flagged = append(g.flagged, e)
-	}
-	if g.head == e || e.inFlight {
+	if g.head == e {
 		f.regroup(g, settled)
 	}
 }
@@ -99,15 +101,7 @@ func (f *fifoState) remove(e *entry, settled int64) {
 		g.tail = e.prev
 	}
 	e.prev, e.next = nil, nil
-	wasFlagged := false
-	for i, x := range g.flagged {
-		if x == e {
-			g.flagged = append(g.flagged[:i], g.flagged[i+1:]...)
-			wasFlagged = true
-			break
-		}
-	}
-	if wasHead || wasFlagged {
+	if wasHead {
 		f.regroup(g, settled)
 	}
 }
@@ -127,11 +121,6 @@ func (f *fifoState) regroup(g *group, settled int64) {
 		return
 	}
 	g.readyAt = g.head.visibleAt
-	for _, e := range g.flagged {
-		if e.inFlight {
-			g.readyAt = max(g.readyAt, e.visibleAt)
-		}
-	}
 	if g.readyAt <= settled {
 		g.where = inReady
 		f.ready.push(g)
@@ -150,9 +139,10 @@ func (f *fifoState) settle(now int64) {
 	}
 }
 
-// receive takes receivable groups oldest first and from each the visible
-// messages at its head, up to max in all; every group taken is then
-// blocked until its messages' visibility timeouts end.
+// receive takes receivable groups (byHead) and from each the consecutive
+// visible messages from its head, up to max in all, stopping at a message
+// still in flight; every group taken is then blocked by its head, in
+// flight until its visibility timeout ends.
 func (f *fifoState) receive(qs *queueState, now, until int64, max int) sqs.ReceiveResult {
 	var aside, taken []*group
 	var claimed []*entry
@@ -164,14 +154,6 @@ func (f *fifoState) receive(qs *queueState, now, until int64, max int) sqs.Recei
 			aside = append(aside, g)
 			continue
 		}
-		// Every flagged entry is visible again (readyAt <= now), so no
-		// longer in flight; this receive flags anew.
-		for _, e := range g.flagged {
-			if e.where != inWaiting {
-				e.inFlight = false
-			}
-		}
-		g.flagged = g.flagged[:0]
 		for e := g.head; e != nil && len(claimed) < max && e.visibleAt <= now; e = e.next {
 			qs.unplace(e)
 			claimed = append(claimed, e)
@@ -192,7 +174,6 @@ func (f *fifoState) receive(qs *queueState, now, until int64, max int) sqs.Recei
 	for i, e := range claimed {
 		res.Claims[i] = qs.claim(e, now, until)
 		qs.place(e)
-		e.group.flagged = append(e.group.flagged, e)
 	}
 	for _, g := range taken {
 		f.regroup(g, qs.settled)

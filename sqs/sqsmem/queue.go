@@ -47,6 +47,20 @@ func (byVisibleAt) less(a, b *entry) bool {
 }
 func (byVisibleAt) setIndex(e *entry, i int) { e.index = int32(i) }
 
+// byReturnedFirst orders the receivable entries of a standard queue: those
+// that came back (received before, their visibility timeout over) first,
+// as AWS hands out a message whose timeout expired before newer ones; then
+// by visibleAt and add order.
+type byReturnedFirst struct{}
+
+func (byReturnedFirst) less(a, b *entry) bool {
+	if ra, rb := a.receiveCount > 0, b.receiveCount > 0; ra != rb {
+		return ra
+	}
+	return byVisibleAt{}.less(a, b)
+}
+func (byReturnedFirst) setIndex(e *entry, i int) { e.index = int32(i) }
+
 // queueState is the Index's state of one queue. All fields but the LRU
 // links (guarded by the shard's lock) are guarded by mu.
 type queueState struct {
@@ -61,9 +75,9 @@ type queueState struct {
 	// settled is the latest time the state was brought up to: every entry
 	// visible by then is out of waiting (in ready on standard queues).
 	settled  int64
-	ready    heap[*entry, byVisibleAt] // standard queues: receivable entries
-	waiting  heap[*entry, byVisibleAt] // entries visible only after settled
-	inFlight int                       // entries in waiting that are in flight
+	ready    heap[*entry, byReturnedFirst] // standard queues: receivable entries
+	waiting  heap[*entry, byVisibleAt]     // entries visible only after settled
+	inFlight int                           // entries in waiting that are in flight
 
 	fifo *fifoState // nil on standard queues
 
@@ -291,7 +305,7 @@ func (qs *queueState) counts(now int64) sqs.Counts {
 func (qs *queueState) drop() {
 	qs.built, qs.progress = false, ""
 	qs.entries = nil
-	qs.ready = heap[*entry, byVisibleAt]{}
+	qs.ready = heap[*entry, byReturnedFirst]{}
 	qs.waiting = heap[*entry, byVisibleAt]{}
 	qs.inFlight = 0
 	if qs.fifo != nil {

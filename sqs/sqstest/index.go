@@ -33,6 +33,7 @@ func RunIndex(t *testing.T, open func(t *testing.T) sqs.Index) {
 		fn   func(e *indexEnv)
 	}{
 		{"StandardOldestVisibleFirst", testStandardOrder},
+		{"StandardReturnedBeforeNewer", testStandardReturnedFirst},
 		{"DelayedNotBeforeVisibleAt", testDelayed},
 		{"InvisibleUntilTimeoutThenAgain", testVisibilityTimeout},
 		{"MaxBoundsAReceive", testMaxBounds},
@@ -54,7 +55,10 @@ func RunIndex(t *testing.T, open func(t *testing.T) sqs.Index) {
 		{"FIFOConsecutiveVisibleFromHead", testFIFOConsecutive},
 		{"FIFORebuiltInFlightBlocksGroup", testFIFORebuiltInFlight},
 		{"FIFOGroupInSendOrderWhateverTheAddOrder", testFIFOSendOrder},
-		{"FIFOLateAddTakesItsPlaceBehindTheBlock", testFIFOLateAdd},
+		{"FIFOLateAddHeadsTheGroup", testFIFOLateAdd},
+		{"FIFOHeadBackWhileLaterInFlight", testFIFOHeadBackWhileLaterInFlight},
+		{"FIFOHeadVisibilityIsTheBlock", testFIFOHeadVisibilityIsTheBlock},
+		{"FIFOFreshGroupsFirst", testFIFOFreshGroupsFirst},
 		{"LockRebuild", testLockRebuild},
 		{"LockRebuildLeaseExpires", testLockRebuildExpiry},
 		{"CommitUnderTheLeaseMarksBuilt", testCommitBuilds},

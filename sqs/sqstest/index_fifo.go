@@ -31,17 +31,70 @@ func testFIFOSendOrder(e *indexEnv) {
 }
 
 // testFIFOLateAdd adds older messages to a group while a newer one is in
-// flight: the group stays blocked until that one is deleted, then starts
-// from the oldest.
+// flight: the oldest heads the group now, and only the head blocks a
+// group, so it is handed out although a later message is in flight, and
+// the receive stops at that one.
 func testFIFOLateAdd(e *indexEnv) {
 	q := e.queue(true)
 	e.idsOf("a1", "a2", "a3", "a4")
 	e.add(q, "a", 0, "a2", "a4")
 	e.expect(q, 1000, 1, 31_000, "a2")
 	e.add(q, "a", 0, "a1", "a3")
-	e.expect(q, 2000, 10, 32_000)
+	e.expect(q, 2000, 10, 32_000, "a1")
+	e.remove(q, "a1") // a2 heads the group, in flight
+	e.expect(q, 3000, 10, 33_000)
 	e.remove(q, "a2")
-	e.expect(q, 3000, 10, 33_000, "a1", "a3", "a4")
+	e.expect(q, 3000, 10, 33_000, "a3", "a4")
+}
+
+// testFIFOHeadBackWhileLaterInFlight: as on AWS, a group is blocked only
+// while its first message is in flight. When that one comes back (here
+// its visibility set to end now), it is handed out again although the
+// messages received with it are still in flight; the group is then
+// blocked by it alone.
+func testFIFOHeadBackWhileLaterInFlight(e *indexEnv) {
+	q := e.queue(true)
+	e.add(q, "a", 0, "a1", "a2", "a3")
+	e.expect(q, 1000, 3, 31_000, "a1", "a2", "a3")
+	if err := e.x.SetVisibleAt(e.ctx, q, e.id("a1"), 1, e.at(2000), e.at(2000)); err != nil {
+		e.t.Fatal(err)
+	}
+	res := e.expect(q, 2000, 10, 40_000, "a1")
+	if c := e.claim(res, "a1"); c.ReceiveCount != 2 {
+		e.t.Errorf("a1 ReceiveCount = %d, want 2", c.ReceiveCount)
+	}
+	e.expect(q, 31_000, 10, 50_000) // a2 and a3 are back, but a1 blocks
+	e.expect(q, 40_000, 10, 50_000, "a1", "a2", "a3")
+}
+
+// testFIFOHeadVisibilityIsTheBlock: extending the visibility of a group's
+// first message extends the group's block; extending a later one's does
+// not block the group, whose receive then stops at that message.
+func testFIFOHeadVisibilityIsTheBlock(e *indexEnv) {
+	q := e.queue(true)
+	e.add(q, "a", 0, "a1", "a2")
+	e.add(q, "b", 0, "b1", "b2")
+	e.expect(q, 1000, 10, 31_000, "a1", "a2", "b1", "b2")
+	for _, name := range []string{"a1", "b2"} {
+		if err := e.x.SetVisibleAt(e.ctx, q, e.id(name), 0, e.at(2000), e.at(50_000)); err != nil {
+			e.t.Fatal(err)
+		}
+	}
+	e.expect(q, 31_000, 10, 60_000, "b1")
+	e.expect(q, 50_000, 10, 70_000, "a1", "a2")
+}
+
+// testFIFOFreshGroupsFirst: groups never received are served before groups
+// whose messages came back, even when those are older.
+func testFIFOFreshGroupsFirst(e *indexEnv) {
+	q := e.queue(true)
+	e.add(q, "a", 0, "a1")
+	e.add(q, "b", 0, "b1")
+	e.add(q, "c", 0, "c1")
+	e.expect(q, 1000, 1, 31_000, "a1")
+	e.expect(q, 31_000, 1, 61_000, "b1")
+	e.expect(q, 31_000, 1, 61_000, "c1")
+	e.expect(q, 31_000, 1, 61_000, "a1")
 }
 
 func testFIFOBlocked(e *indexEnv) {

@@ -10,6 +10,19 @@ func testStandardOrder(e *indexEnv) {
 	e.expect(q, 5000, 10, 35000, "a", "b", "c")
 }
 
+// testStandardReturnedFirst: as on AWS, a message whose visibility timeout
+// ended is handed out before messages that became visible before that end
+// but were sent after it.
+func testStandardReturnedFirst(e *indexEnv) {
+	q := e.queue(false)
+	e.add(q, "", 0, "m1")
+	e.expect(q, 1000, 1, 11_000, "m1")
+	e.add(q, "", 5000, "m2")
+	e.add(q, "", 6000, "m3")
+	e.expect(q, 12_000, 2, 40_000, "m1", "m2")
+	e.expect(q, 12_000, 2, 40_000, "m3")
+}
+
 func testDelayed(e *indexEnv) {
 	q := e.queue(false)
 	e.add(q, "", 0, "now")
