@@ -30,6 +30,7 @@ var (
 		NextToken: "sub-tok",
 	}
 	fakePublish = sns.PublishOutput{MessageID: "m-1", SequenceNumber: "10000000000000000001"}
+	fakeDPP     = `{"Name":"p","Description":"<&>","Version":"2021-06-01","Statement":[]}`
 )
 
 func (f *fakeSNS) record(action string, c sns.Caller, in any) error {
@@ -145,4 +146,12 @@ func (f *fakeSNS) AddPermission(_ context.Context, c sns.Caller, in sns.AddPermi
 
 func (f *fakeSNS) RemovePermission(_ context.Context, c sns.Caller, in sns.RemovePermissionInput) error {
 	return f.record("RemovePermission", c, in)
+}
+
+func (f *fakeSNS) GetDataProtectionPolicy(_ context.Context, c sns.Caller, resourceARN string) (string, error) {
+	return fakeDPP, f.record("GetDataProtectionPolicy", c, resourceARN)
+}
+
+func (f *fakeSNS) PutDataProtectionPolicy(_ context.Context, c sns.Caller, in sns.PutDataProtectionPolicyInput) error {
+	return f.record("PutDataProtectionPolicy", c, in)
 }

@@ -24,6 +24,9 @@ func FuzzSNSQuery(f *testing.F) {
 		"Action=ListSubscriptionsByTopic&TopicArn=a&NextToken=n",
 		"Action=TagResource&Tags=",
 		"Action=PublishBatch&PublishBatchRequestEntries.member.01.Id=1",
+		"Action=Publish&TopicArn=a&Message=m&Subject=",
+		"Action=PutDataProtectionPolicy&ResourceArn=a&DataProtectionPolicy=%7B%7D",
+		"Action=GetDataProtectionPolicy&ResourceArn=a",
 	} {
 		f.Add(tc, "")
 		f.Add("", tc)

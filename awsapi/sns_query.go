@@ -165,4 +165,13 @@ var snsActions = map[string]snsAction{
 	"RemovePermission": func(ctx context.Context, api sns.API, c sns.Caller, p *snsParams) (any, error) {
 		return nil, api.RemovePermission(ctx, c, sns.RemovePermissionInput{TopicARN: p.str("TopicArn"), Label: p.str("Label")})
 	},
+	"GetDataProtectionPolicy": func(ctx context.Context, api sns.API, c sns.Caller, p *snsParams) (any, error) {
+		policy, err := api.GetDataProtectionPolicy(ctx, c, p.str("ResourceArn"))
+		return &xmlGetDataProtectionPolicyResult{DataProtectionPolicy: policy}, err
+	},
+	"PutDataProtectionPolicy": func(ctx context.Context, api sns.API, c sns.Caller, p *snsParams) (any, error) {
+		return nil, api.PutDataProtectionPolicy(ctx, c, sns.PutDataProtectionPolicyInput{
+			ResourceARN: p.str("ResourceArn"), DataProtectionPolicy: p.str("DataProtectionPolicy"),
+		})
+	},
 }

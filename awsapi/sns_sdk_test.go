@@ -290,6 +290,31 @@ func snsSDKCases() []snsSDKCase {
 			},
 			input: sns.RemovePermissionInput{TopicARN: fakeTopicARN, Label: "l1"},
 		},
+		{
+			action: "GetDataProtectionPolicy",
+			call: func(ctx context.Context, c *snssdk.Client) (any, error) {
+				return c.GetDataProtectionPolicy(ctx, &snssdk.GetDataProtectionPolicyInput{ResourceArn: topic})
+			},
+			input: fakeTopicARN,
+			check: func(t *testing.T, out any) {
+				equal(t, aws.ToString(out.(*snssdk.GetDataProtectionPolicyOutput).DataProtectionPolicy), fakeDPP)
+			},
+		},
+		{
+			action: "PutDataProtectionPolicy",
+			call: func(ctx context.Context, c *snssdk.Client) (any, error) {
+				return c.PutDataProtectionPolicy(ctx, &snssdk.PutDataProtectionPolicyInput{ResourceArn: topic, DataProtectionPolicy: aws.String(fakeDPP)})
+			},
+			input: sns.PutDataProtectionPolicyInput{ResourceARN: fakeTopicARN, DataProtectionPolicy: fakeDPP},
+		},
+		{
+			action: "Publish",
+			call: func(ctx context.Context, c *snssdk.Client) (any, error) {
+				return c.Publish(ctx, &snssdk.PublishInput{TopicArn: topic, Message: aws.String("m"), Subject: aws.String("")})
+			},
+			// An empty Subject reaches the API as given, for it to refuse.
+			input: sns.PublishInput{TopicARN: fakeTopicARN, Message: "m", Subject: ptr("")},
+		},
 	}
 }
 
@@ -323,7 +348,7 @@ func TestSNSSDKEveryAction(t *testing.T) {
 			t.Errorf("action %s has no SDK test", action)
 		}
 	}
-	equal(t, len(snsActions), 19)
+	equal(t, len(snsActions), 21)
 }
 
 // TestSNSSDKErrors checks that the SDK sees AWS's codes, statuses and

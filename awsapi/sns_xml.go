@@ -151,6 +151,13 @@ type xmlListTagsForResourceResult struct {
 	Tags    xmlMembers[xmlTag] `xml:"Tags"`
 }
 
+// xmlGetDataProtectionPolicyResult always holds DataProtectionPolicy, empty
+// for a topic without a policy.
+type xmlGetDataProtectionPolicyResult struct {
+	XMLName              xml.Name `xml:"GetDataProtectionPolicyResult"`
+	DataProtectionPolicy string   `xml:"DataProtectionPolicy"`
+}
+
 // xmlSNSErrorResponse is SNS's <ErrorResponse>; unlike SQS's it carries
 // no <Detail>.
 type xmlSNSErrorResponse struct {

@@ -147,6 +147,11 @@ type RemovePermissionInput struct {
 	Label    string
 }
 
+type PutDataProtectionPolicyInput struct {
+	ResourceARN          string
+	DataProtectionPolicy string
+}
+
 // API is the SNS service as the protocol edge calls it; *Service implements
 // it. Every error it returns is an *Error (see AsError).
 type API interface {
@@ -173,4 +178,8 @@ type API interface {
 
 	AddPermission(ctx context.Context, c Caller, in AddPermissionInput) error
 	RemovePermission(ctx context.Context, c Caller, in RemovePermissionInput) error
+
+	// GetDataProtectionPolicy answers "" for a topic without one.
+	GetDataProtectionPolicy(ctx context.Context, c Caller, resourceARN string) (string, error)
+	PutDataProtectionPolicy(ctx context.Context, c Caller, in PutDataProtectionPolicyInput) error
 }

@@ -76,9 +76,7 @@ func (s *Service) validateTopicAttribute(name, value string, create, fifo bool) 
 	case AttrPolicy:
 		return validPolicyText(name, value)
 	case AttrDataProtectionPolicy:
-		if !json.Valid([]byte(value)) {
-			return ErrInvalidParameter("Attributes Reason: %s: failed to parse JSON", name)
-		}
+		return validDataProtectionPolicy(value)
 	case AttrDeliveryPolicy:
 		if value == "" {
 			return nil

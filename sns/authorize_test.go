@@ -39,6 +39,13 @@ func topicActions(e *env) map[string]func(c sns.Caller, topic string) error {
 		"AddPermission": func(c sns.Caller, topic string) error {
 			return e.svc.AddPermission(e.ctx, c, sns.AddPermissionInput{TopicARN: topic, Label: "l", AWSAccountIDs: []string{"222222222222"}, ActionNames: []string{"Publish"}})
 		},
+		"GetDataProtectionPolicy": func(c sns.Caller, topic string) error {
+			_, err := e.svc.GetDataProtectionPolicy(e.ctx, c, topic)
+			return err
+		},
+		"PutDataProtectionPolicy": func(c sns.Caller, topic string) error {
+			return e.svc.PutDataProtectionPolicy(e.ctx, c, sns.PutDataProtectionPolicyInput{ResourceARN: topic, DataProtectionPolicy: `{"Name":"p"}`})
+		},
 		"DeleteTopic": func(c sns.Caller, topic string) error { return e.svc.DeleteTopic(e.ctx, c, topic) },
 	}
 }
