@@ -290,6 +290,11 @@ func TestSQSDeadLetterQueue(t *testing.T) {
 		if got, want := moved[0].Attributes["DeadLetterQueueSourceArn"], queueArn(t, c, src); got != want {
 			t.Errorf("DeadLetterQueueSourceArn = %q, want %q", got, want)
 		}
+		// As on AWS the receive count carries over: two receives, the one
+		// that moved the message, and this one.
+		if got := moved[0].Attributes["ApproximateReceiveCount"]; got != "4" {
+			t.Errorf("ApproximateReceiveCount in the dead-letter queue = %s, want 4", got)
+		}
 		srcs, err := c.ListDeadLetterSourceQueues(ctx, &sqs.ListDeadLetterSourceQueuesInput{QueueUrl: aws.String(dlq)})
 		if err != nil || len(srcs.QueueUrls) != 1 || srcs.QueueUrls[0] != src {
 			t.Errorf("ListDeadLetterSourceQueues = %v, %v", srcs, err)

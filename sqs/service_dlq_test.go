@@ -26,11 +26,16 @@ func TestDeadLetterAfterMaxReceiveCount(t *testing.T) {
 	e := newEnv(t)
 	src, dlq := dlqSetup(t, e, "2")
 	sent := e.send(t, src, "poison")
+	var firstReceive string
 	for i := 1; i <= 2; i++ {
 		got := e.receive(t, src, 1, ptr(0))
 		if len(got) != 1 || got[0].Attributes["ApproximateReceiveCount"] != itoa(i) {
 			t.Fatalf("receive %d: %+v", i, got)
 		}
+		if i == 1 {
+			firstReceive = got[0].Attributes["ApproximateFirstReceiveTimestamp"]
+		}
+		e.advance(time.Second)
 	}
 	if got := e.receive(t, src, 1, ptr(0)); len(got) != 0 {
 		t.Fatalf("third receive delivered %v instead of dead-lettering", bodies(got))
@@ -43,8 +48,13 @@ func TestDeadLetterAfterMaxReceiveCount(t *testing.T) {
 	if m.MessageID != sent.MessageID || m.Body != "poison" {
 		t.Fatalf("dead-lettered %+v", m)
 	}
-	if m.Attributes["DeadLetterQueueSourceArn"] != "arn:aws:sqs:us-east-1:000000000000:source" || m.Attributes["ApproximateReceiveCount"] != "1" {
-		t.Fatalf("dead-letter attributes %v", m.Attributes)
+	// As on AWS, the receive count goes on from the source queue's (two
+	// receives and the one that moved it), and the first receive time is
+	// the source queue's.
+	if m.Attributes["DeadLetterQueueSourceArn"] != "arn:aws:sqs:us-east-1:000000000000:source" ||
+		m.Attributes["ApproximateReceiveCount"] != "4" || m.Attributes["ApproximateFirstReceiveTimestamp"] != firstReceive ||
+		m.Attributes["SentTimestamp"] != strconv.FormatInt(e.clock.Now().Add(-2*time.Second).UnixMilli(), 10) {
+		t.Fatalf("dead-letter attributes %v, want receive count 4, first receive %s", m.Attributes, firstReceive)
 	}
 	e.advance(time.Hour)
 	if got := e.receive(t, src, 1, nil); len(got) != 0 {

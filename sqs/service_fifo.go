@@ -82,11 +82,19 @@ func validFIFOID(id string, maxLen int) bool {
 // scope is part of the key so that changing DeduplicationScope never
 // matches a key of the other scope. IDs are printable ASCII, so the NUL
 // separator is unambiguous.
+//
+// As on AWS, PurgeQueue clears the deduplication records: a purged queue's
+// keys carry the time of its last purge, so no record made before it
+// matches. A queue never purged keeps the keys it always had.
 func dedupKey(q *Queue, m *Message) string {
-	if q.Attributes.DeduplicationScope == DeduplicationScopeMessageGroup {
-		return "g\x00" + m.MessageGroupID + "\x00" + m.MessageDeduplicationID
+	epoch := ""
+	if !q.PurgedAt.IsZero() {
+		epoch = "p" + strconv.FormatInt(q.PurgedAt.UnixMilli(), 10) + "\x00"
 	}
-	return "q\x00" + m.MessageDeduplicationID
+	if q.Attributes.DeduplicationScope == DeduplicationScopeMessageGroup {
+		return epoch + "g\x00" + m.MessageGroupID + "\x00" + m.MessageDeduplicationID
+	}
+	return epoch + "q\x00" + m.MessageDeduplicationID
 }
 
 // deduplicationWindow is the FIFO deduplication interval.

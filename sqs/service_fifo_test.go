@@ -118,6 +118,28 @@ func TestFIFODeduplication(t *testing.T) {
 	}
 }
 
+// TestFIFOPurgeClearsDeduplication: as on AWS, a message sent after a
+// PurgeQueue with the deduplication ID of one sent before it is accepted,
+// while duplicates after the purge are still dropped.
+func TestFIFOPurgeClearsDeduplication(t *testing.T) {
+	e := newEnv(t)
+	url := e.createQueue(t, "p.fifo", fifoAttrs())
+	before := e.sendFIFO(t, url, "1", "g", "d")
+	e.advance(time.Millisecond)
+	wantCode(t, e.svc.PurgeQueue(e.ctx, caller, url), "")
+	e.advance(time.Millisecond)
+	after := e.sendFIFO(t, url, "2", "g", "d")
+	if after.MessageID == before.MessageID {
+		t.Fatal("a send after PurgeQueue was deduplicated against a purged message")
+	}
+	if dup := e.sendFIFO(t, url, "3", "g", "d"); dup.MessageID != after.MessageID {
+		t.Fatalf("a duplicate after the purge got %s, want the original %s", dup.MessageID, after.MessageID)
+	}
+	if got := bodies(e.receive(t, url, 10, nil)); !slices.Equal(got, []string{"2"}) {
+		t.Fatalf("received %v, want [2]", got)
+	}
+}
+
 func TestFIFODeduplicationWindowEnds(t *testing.T) {
 	e := newEnv(t)
 	url := e.createQueue(t, "w.fifo", fifoAttrs())

@@ -90,6 +90,7 @@ func TestReceiveSelectsAttributes(t *testing.T) {
 		{"none", nil, nil, nil, nil},
 		{"all", []string{"All"}, []string{"SentTimestamp"}, []string{"color", "size.cm", "size.label"}, []string{"SentTimestamp"}},
 		{"dot star", []string{".*"}, nil, []string{"color", "size.cm", "size.label"}, nil},
+		{"star", []string{"*"}, nil, []string{"color", "size.cm", "size.label"}, nil},
 		{"prefix", []string{"size.*"}, []string{"ApproximateReceiveCount", "SenderId"}, []string{"size.cm", "size.label"}, []string{"ApproximateReceiveCount", "SenderId"}},
 		{"exact", []string{"color", "absent"}, nil, []string{"color"}, nil},
 	}

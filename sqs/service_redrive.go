@@ -44,9 +44,13 @@ func (s *Service) redrive(ctx context.Context, q *Queue, msgs []*Message, now ti
 }
 
 // moveMessages moves msgs from src to dst under the same MessageIds, with
-// fresh states, DeadLetterSourceARN set to deadLetterSource (a queue ARN
-// when dead-lettering, "" when a move task returns messages to their
-// source). The copy is stored and indexed in dst before the originals are
+// DeadLetterSourceARN set to deadLetterSource (a queue ARN when
+// dead-lettering, "" when a move task returns messages to their source).
+// As on AWS, a dead-lettered message keeps its receive count (including
+// the receive that moved it) and first receive time, so that
+// ApproximateReceiveCount and ApproximateFirstReceiveTimestamp go on from
+// there in the dead-letter queue; a move task starts messages afresh, so
+// that their new queue's maxReceiveCount counts from zero. The copy is stored and indexed in dst before the originals are
 // deleted, so a failure in between duplicates a message but never loses
 // one.
 //
@@ -64,6 +68,9 @@ func (s *Service) moveMessages(ctx context.Context, src, dst *Queue, msgs []*Mes
 		c.Shard = ShardOf(c.ID, dst.Shards)
 		c.DeadLetterSourceARN = deadLetterSource
 		c.State = State{ID: m.ID, VisibleAt: now}
+		if deadLetterSource != "" {
+			c.State.ReceiveCount, c.State.FirstReceiveAt = m.State.ReceiveCount, m.State.FirstReceiveAt
+		}
 		retention := seconds(dst.Attributes.MessageRetentionPeriod)
 		if dst.Attributes.FifoQueue {
 			c.ExpiresAt = now.Add(retention)
@@ -85,7 +92,8 @@ func (s *Service) moveMessages(ctx context.Context, src, dst *Queue, msgs []*Mes
 		s.reconcile.touch(dst)
 		entries := make([]Entry, len(copies))
 		for i, c := range copies {
-			entries[i] = Entry{ID: c.ID, Group: indexGroup(dst, c), VisibleAt: now}
+			entries[i] = Entry{ID: c.ID, Group: indexGroup(dst, c), VisibleAt: now,
+				ReceiveCount: c.State.ReceiveCount, FirstReceiveAt: c.State.FirstReceiveAt}
 		}
 		if err := s.index.Add(ctx, indexQueue(dst), entries); err != nil {
 			if merr := s.indexWriteFailed(ctx, dst); merr != nil {

@@ -50,7 +50,7 @@ func newSelection(in ReceiveMessageInput) selection {
 	}
 	for _, n := range in.MessageAttributeNames {
 		switch {
-		case n == AttrAll || n == ".*":
+		case n == AttrAll || n == "*" || n == ".*":
 			sel.allAttrs = true
 		case strings.HasSuffix(n, ".*"):
 			sel.attrPrefixs = append(sel.attrPrefixs, strings.TrimSuffix(n, "*"))

@@ -147,6 +147,9 @@ def test_dead_letter_queue(sqs):
     moved = receive_all(sqs, dlq, 1, AttributeNames=["All"])
     assert moved[0]["MessageId"] == sent["MessageId"]
     assert moved[0]["Attributes"]["DeadLetterQueueSourceArn"] == src_arn
+    # The receive count goes on from the source queue's: two receives, the
+    # one that moved it, and this one.
+    assert moved[0]["Attributes"]["ApproximateReceiveCount"] == "4"
     sources = sqs.list_dead_letter_source_queues(QueueUrl=dlq)["queueUrls"]
     assert src in sources
 
@@ -270,3 +273,23 @@ def test_fifo_group_blocked_only_by_its_first_message(sqs):
     sqs.change_message_visibility(QueueUrl=url, ReceiptHandle=first[1]["ReceiptHandle"], VisibilityTimeout=0)
     last = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10)["Messages"]
     assert [m["Body"] for m in last] == ["a2"]
+
+
+def test_message_attribute_names_select_as_aws(sqs):
+    url = new_queue(sqs)
+    attrs = {n: {"DataType": "String", "StringValue": "v"} for n in ["color", "size.cm", "size.label"]}
+    sqs.send_message(QueueUrl=url, MessageBody="m", MessageAttributes=attrs)
+    for names, want in [(["*"], ["color", "size.cm", "size.label"]), (["size.*"], ["size.cm", "size.label"])]:
+        got = sqs.receive_message(QueueUrl=url, VisibilityTimeout=0, WaitTimeSeconds=5, MessageAttributeNames=names)
+        assert sorted(got["Messages"][0]["MessageAttributes"]) == want
+
+
+def test_purge_clears_fifo_deduplication(sqs):
+    url = new_queue(sqs, ".fifo", FifoQueue="true")
+    before = sqs.send_message(QueueUrl=url, MessageBody="before", MessageGroupId="g", MessageDeduplicationId="d")
+    time.sleep(0.01)
+    sqs.purge_queue(QueueUrl=url)
+    after = sqs.send_message(QueueUrl=url, MessageBody="after", MessageGroupId="g", MessageDeduplicationId="d")
+    assert after["MessageId"] != before["MessageId"]
+    got = receive_all(sqs, url, 1)
+    assert [m["Body"] for m in got] == ["after"]

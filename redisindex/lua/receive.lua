@@ -42,14 +42,24 @@ if not fifo then
   -- to end): AWS hands them out before newer messages. They are the
   -- in-flight entries whose end has passed, kept until received again.
   local back = redis.call("ZRANGEBYSCORE", K_FLIGHT, "-inf", ARGV[4], "LIMIT", 0, max)
+  local taken = {}
   for _, m in ipairs(back) do
     claim(m, "")
+    taken[m] = true
   end
-  -- Then the oldest visible; those just claimed are no longer visible.
-  if #back < max then
-    local ms = redis.call("ZRANGEBYSCORE", K_VIS, "-inf", ARGV[4], "LIMIT", 0, max - #back)
+  -- Then the oldest visible. A message just claimed with a visibility
+  -- timeout of 0 is visible still: skip it, it was handed out once.
+  local n = #back
+  if n < max then
+    local ms = redis.call("ZRANGEBYSCORE", K_VIS, "-inf", ARGV[4], "LIMIT", 0, max)
     for _, m in ipairs(ms) do
-      claim(m, "")
+      if n >= max then
+        break
+      end
+      if not taken[m] then
+        claim(m, "")
+        n = n + 1
+      end
     end
   end
 else

@@ -34,6 +34,7 @@ func RunIndex(t *testing.T, open func(t *testing.T) sqs.Index) {
 	}{
 		{"StandardOldestVisibleFirst", testStandardOrder},
 		{"StandardReturnedBeforeNewer", testStandardReturnedFirst},
+		{"ZeroVisibilityHandsOutOnce", testZeroVisibility},
 		{"DelayedNotBeforeVisibleAt", testDelayed},
 		{"InvisibleUntilTimeoutThenAgain", testVisibilityTimeout},
 		{"MaxBoundsAReceive", testMaxBounds},

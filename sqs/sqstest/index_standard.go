@@ -23,6 +23,20 @@ func testStandardReturnedFirst(e *indexEnv) {
 	e.expect(q, 12_000, 2, 40_000, "m3")
 }
 
+// testZeroVisibility: a receive with a visibility timeout of 0 hands each
+// message out once, and the next receive hands them out again.
+func testZeroVisibility(e *indexEnv) {
+	q := e.queue(false)
+	e.add(q, "", 0, "a", "b")
+	e.expect(q, 1000, 10, 1000, "a", "b")
+	res := e.expect(q, 2000, 10, 2000, "a", "b")
+	for _, c := range res.Claims {
+		if c.ReceiveCount != 2 {
+			e.t.Errorf("%s: ReceiveCount %d after two receives", e.names[c.ID], c.ReceiveCount)
+		}
+	}
+}
+
 func testDelayed(e *indexEnv) {
 	q := e.queue(false)
 	e.add(q, "", 0, "now")

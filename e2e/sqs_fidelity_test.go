@@ -1,0 +1,90 @@
+package e2e
+
+import (
+	"slices"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+)
+
+// TestSQSMessageAttributeNamesSelect: ReceiveMessage's MessageAttributeNames
+// select as AWS documents: "All", "*" and ".*" all of them, "Name.*" those
+// under a prefix, other names exactly.
+func TestSQSMessageAttributeNamesSelect(t *testing.T) {
+	s := startServer(t, "")
+	c := sqsClient(s)
+	ctx := ctxFor(t, time.Minute)
+	q := newQueue(t, c, "", map[string]string{"VisibilityTimeout": "0"}) // each receive sees the message again
+	str := func(v string) types.MessageAttributeValue {
+		return types.MessageAttributeValue{DataType: aws.String("String"), StringValue: aws.String(v)}
+	}
+	if _, err := c.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(q), MessageBody: aws.String("m"),
+		MessageAttributes: map[string]types.MessageAttributeValue{"color": str("red"), "size.cm": str("3"), "size.label": str("S")}}); err != nil {
+		t.Fatal(err)
+	}
+	all := []string{"color", "size.cm", "size.label"}
+	for _, tc := range []struct {
+		names []string
+		want  []string
+	}{
+		{[]string{"All"}, all},
+		{[]string{"*"}, all},
+		{[]string{".*"}, all},
+		{[]string{"size.*"}, []string{"size.cm", "size.label"}},
+		{[]string{"color", "absent"}, []string{"color"}},
+	} {
+		out, err := c.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(q),
+			WaitTimeSeconds: 5, MessageAttributeNames: tc.names})
+		if err != nil || len(out.Messages) != 1 {
+			t.Fatalf("receive with %v: %v, %v", tc.names, out, err)
+		}
+		var got []string
+		for n := range out.Messages[0].MessageAttributes {
+			got = append(got, n)
+		}
+		sort.Strings(got)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("MessageAttributeNames %v selected %v, want %v", tc.names, got, tc.want)
+		}
+	}
+}
+
+// TestSQSPurgeClearsFIFODeduplication: as on AWS, after a PurgeQueue a FIFO
+// queue accepts a message whose deduplication ID was used before the
+// purge. Both engines.
+func TestSQSPurgeClearsFIFODeduplication(t *testing.T) {
+	eachQueueEngine(t, func(t *testing.T, e engine) {
+		s := e.start(t, "")
+		c := sqsClient(s)
+		ctx := ctxFor(t, time.Minute)
+		q := newQueue(t, c, ".fifo", map[string]string{"FifoQueue": "true"})
+		send := func(body string) string {
+			t.Helper()
+			out, err := c.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(q), MessageBody: aws.String(body),
+				MessageGroupId: aws.String("g"), MessageDeduplicationId: aws.String("d")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return aws.ToString(out.MessageId)
+		}
+		before := send("before")
+		time.Sleep(5 * time.Millisecond) // the purge takes messages sent before its own time
+		if _, err := c.PurgeQueue(ctx, &sqs.PurgeQueueInput{QueueUrl: aws.String(q)}); err != nil {
+			t.Fatal(err)
+		}
+		after := send("after")
+		if after == before {
+			t.Fatal("a send after PurgeQueue was deduplicated against a purged message")
+		}
+		if again := send("again"); again != after {
+			t.Fatalf("a duplicate after the purge got MessageId %s, want the original %s", again, after)
+		}
+		if _, got := receiveOnce(t, c, q, 10, 30); !slices.Equal(got, []string{"after"}) {
+			t.Fatalf("received %v, want [after]", got)
+		}
+	})
+}
