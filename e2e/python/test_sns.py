@@ -8,6 +8,7 @@ import uuid
 
 import boto3
 import pytest
+from botocore.exceptions import ClientError
 
 
 def client(name):
@@ -84,3 +85,106 @@ def test_errors(sns):
         sns.get_topic_attributes(TopicArn="arn:aws:sns:us-east-1:000000000000:no-such-topic-" + uuid.uuid4().hex[:6])
     with pytest.raises(sns.exceptions.InvalidParameterException):
         sns.create_topic(Name="bad name!")
+
+
+# Issue 15, items 10, 11 and 14: notifications, errors and data protection
+# policies as AWS has them.
+
+
+def error_of(call, **kwargs):
+    with pytest.raises(ClientError) as exc:
+        call(**kwargs)
+    err = exc.value.response["Error"]
+    return err["Code"], err["Message"]
+
+
+def test_standard_envelope_as_aws(sns, sqs):
+    topic = sns.create_topic(Name="boto3-" + uuid.uuid4().hex[:12])["TopicArn"]
+    env_url, env_arn = new_queue(sqs)
+    raw_url, raw_arn = new_queue(sqs)
+    sub = sns.subscribe(TopicArn=topic, Protocol="sqs", Endpoint=env_arn, ReturnSubscriptionArn=True)["SubscriptionArn"]
+    raw_sub = sns.subscribe(TopicArn=topic, Protocol="sqs", Endpoint=raw_arn,
+                            Attributes={"RawMessageDelivery": "TRUE"}, ReturnSubscriptionArn=True)["SubscriptionArn"]
+    attrs = sns.get_subscription_attributes(SubscriptionArn=raw_sub)["Attributes"]
+    account = topic.split(":")[4]
+    assert attrs["RawMessageDelivery"] == "true"
+    assert attrs["SubscriptionPrincipal"] == "arn:aws:iam::%s:root" % account
+
+    sns.publish(TopicArn=topic, Message="grouped", MessageGroupId="tenant-7")
+    [raw] = receive_with_group(sqs, raw_url)
+    assert raw["Body"] == "grouped" and raw["Attributes"]["MessageGroupId"] == "tenant-7"
+    [env] = receive_with_group(sqs, env_url)
+    body = json.loads(env["Body"])
+    assert body["UnsubscribeURL"].endswith("/?Action=Unsubscribe&SubscriptionArn=" + sub)
+    assert body["SignatureVersion"] == "1" and body["Signature"] and "SequenceNumber" not in body
+
+
+def receive_with_group(sqs, url, want=1, wait=15):
+    got, deadline = [], time.time() + wait
+    while len(got) < want and time.time() < deadline:
+        got += sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10, WaitTimeSeconds=1,
+                                   MessageSystemAttributeNames=["MessageGroupId"]).get("Messages", [])
+    return got
+
+
+def test_fifo_envelope_as_aws(sns, sqs):
+    topic = sns.create_topic(Name="boto3-" + uuid.uuid4().hex[:12] + ".fifo",
+                             Attributes={"FifoTopic": "True", "ContentBasedDeduplication": "True"})["TopicArn"]
+    url = sqs.create_queue(QueueName="boto3-sns-" + uuid.uuid4().hex[:12] + ".fifo", Attributes={"FifoQueue": "true"})["QueueUrl"]
+    arn = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    sns.subscribe(TopicArn=topic, Protocol="sqs", Endpoint=arn)
+    out = sns.publish(TopicArn=topic, Message="first", MessageGroupId="g")
+    [msg] = receive(sqs, url, 1)
+    body = json.loads(msg["Body"])
+    assert body["SequenceNumber"] == out["SequenceNumber"] and body["MessageId"] == out["MessageId"]
+    assert not {"Signature", "SignatureVersion", "SigningCertURL"} & set(body)
+
+
+def test_errors_word_for_word(sns, sqs):
+    topic = sns.create_topic(Name="boto3-" + uuid.uuid4().hex[:12])["TopicArn"]
+    fifo_url = sqs.create_queue(QueueName="boto3-sns-" + uuid.uuid4().hex[:12] + ".fifo", Attributes={"FifoQueue": "true"})["QueueUrl"]
+    fifo_arn = sqs.get_queue_attributes(QueueUrl=fifo_url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    bad_type = {"k": {"DataType": "String.", "StringValue": "v"}}
+    bad_type_msg = ("The message attribute 'k' has an invalid message attribute type, "
+                    "the set of supported type prefixes is Binary, Number, and String.")
+    cases = [
+        (sns.publish, dict(TopicArn="orders", Message="m"),
+         "InvalidParameter", "Invalid parameter: TopicArn Reason: An ARN must have at least 6 elements, not 1"),
+        (sns.get_subscription_attributes, dict(SubscriptionArn="pending confirmation"),
+         "InvalidParameter", "Invalid parameter: SubscriptionArn Reason: An ARN must have at least 6 elements, not 1"),
+        (sns.publish, dict(TopicArn=topic, Message="m", Subject=""), "InvalidParameter", "Invalid parameter: Subject"),
+        (sns.publish, dict(TopicArn=topic, Message="m", MessageAttributes=bad_type), "ParameterValueInvalid", bad_type_msg),
+        (sns.publish, dict(TopicArn=topic, Message='{"sqs": "q"}', MessageStructure="json"),
+         "InvalidParameter", "Invalid parameter: Message Structure - No default entry in JSON message body"),
+        (sns.publish, dict(TopicArn=topic, Message="not json", MessageStructure="json"),
+         "InvalidParameter", "Invalid parameter: Message Structure - JSON message body failed to parse"),
+        (sns.subscribe, dict(TopicArn=topic, Protocol="sqs", Endpoint=fifo_arn), "InvalidParameter",
+         "Invalid parameter: Invalid parameter: Endpoint Reason: FIFO SQS Queues can not be subscribed to standard SNS topics"),
+        (sns.publish_batch, dict(TopicArn=topic, PublishBatchRequestEntries=[{"Id": "a", "Message": "1"}, {"Id": "a", "Message": "2"}]),
+         "BatchEntryIdsNotDistinct", "Two or more batch entries in the request have the same Id."),
+        (sns.publish_batch, dict(TopicArn=topic, PublishBatchRequestEntries=[{"Id": str(i), "Message": "m"} for i in range(11)]),
+         "TooManyEntriesInBatchRequest", "The batch request contains more entries than permissible."),
+        (sns.publish_batch, dict(TopicArn=topic, PublishBatchRequestEntries=[{"Id": str(i), "Message": "x" * 100000} for i in range(3)]),
+         "BatchRequestTooLong", "The length of all the messages put together is more than the limit."),
+        (sns.publish_batch, dict(TopicArn=topic, PublishBatchRequestEntries=[
+            {"Id": "ok", "Message": "m"}, {"Id": "bad", "Message": "m", "MessageAttributes": bad_type}]),
+         "ParameterValueInvalid", bad_type_msg),
+        (sns.add_permission, dict(TopicArn=topic, Label="l", AWSAccountId=["111111111111"], ActionName=["CreateTopic"]),
+         "InvalidParameter", "Invalid parameter: Policy statement action out of service scope!"),
+        (sns.confirm_subscription, dict(TopicArn=topic, Token="ab" * 64), "InvalidParameter", "Invalid parameter: Token"),
+    ]
+    for call, kwargs, code, message in cases:
+        assert error_of(call, **kwargs) == (code, message), (call, kwargs)
+
+
+def test_data_protection_policy(sns):
+    topic = sns.create_topic(Name="boto3-" + uuid.uuid4().hex[:12])["TopicArn"]
+    assert sns.get_data_protection_policy(ResourceArn=topic)["DataProtectionPolicy"] == ""
+    policy = json.dumps({"Name": "basic", "Version": "2021-06-01", "Statement": [
+        {"DataDirection": "Inbound", "Principal": ["*"],
+         "DataIdentifier": ["arn:aws:dataprotection::aws:data-identifier/CreditCardNumber"], "Operation": {"Deny": {}}}]})
+    sns.put_data_protection_policy(ResourceArn=topic, DataProtectionPolicy=policy)
+    assert sns.get_data_protection_policy(ResourceArn=topic)["DataProtectionPolicy"] == policy
+    assert error_of(sns.put_data_protection_policy, ResourceArn=topic, DataProtectionPolicy="[1]") == (
+        "InvalidParameter", "Invalid parameter: DataProtectionPolicy Reason: the policy is not a valid JSON document")
+    assert error_of(sns.get_data_protection_policy, ResourceArn=topic + "-missing") == ("NotFound", "Topic does not exist")
