@@ -1,14 +1,17 @@
 package e2e
 
 import (
+	"errors"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+	"github.com/aws/smithy-go"
 )
 
 // TestSQSMessageAttributeNamesSelect: ReceiveMessage's MessageAttributeNames
@@ -85,6 +88,66 @@ func TestSQSPurgeClearsFIFODeduplication(t *testing.T) {
 		}
 		if _, got := receiveOnce(t, c, q, 10, 30); !slices.Equal(got, []string{"after"}) {
 			t.Fatalf("received %v, want [after]", got)
+		}
+	})
+}
+
+// TestSQSReceiptHandlesAsAWS: on a standard queue a visibility change
+// through a handle whose timeout ended, or of an earlier receive, is
+// accepted and hides the message again; a FIFO delete through an expired
+// handle is refused, "The receipt handle has expired.", and the message
+// stays. Both engines.
+func TestSQSReceiptHandlesAsAWS(t *testing.T) {
+	eachQueueEngine(t, func(t *testing.T, e engine) {
+		s := e.start(t, "")
+		c := sqsClient(s)
+		ctx := ctxFor(t, time.Minute)
+		hide := func(q string, h *string, secs int32) error {
+			_, err := c.ChangeMessageVisibility(ctx, &sqs.ChangeMessageVisibilityInput{QueueUrl: aws.String(q), ReceiptHandle: h, VisibilityTimeout: secs})
+			return err
+		}
+
+		std := newQueue(t, c, "", nil)
+		if _, err := c.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(std), MessageBody: aws.String("m")}); err != nil {
+			t.Fatal(err)
+		}
+		first, _ := receiveOnce(t, c, std, 1, 1)
+		time.Sleep(1500 * time.Millisecond)
+		if err := hide(std, first[0].ReceiptHandle, 30); err != nil {
+			t.Fatalf("ChangeMessageVisibility after the timeout ended: %v", err)
+		}
+		if _, got := receiveOnce(t, c, std, 1, 30); len(got) != 0 {
+			t.Fatalf("received %v while hidden again", got)
+		}
+		if err := hide(std, first[0].ReceiptHandle, 0); err != nil {
+			t.Fatal(err)
+		}
+		second, _ := receiveOnce(t, c, std, 1, 30)
+		if len(second) != 1 {
+			t.Fatal("the message did not come back after visibility 0")
+		}
+		// first's handle is now of an earlier receive: it still changes
+		// the current receive's visibility.
+		if err := hide(std, first[0].ReceiptHandle, 0); err != nil {
+			t.Fatalf("ChangeMessageVisibility through an earlier receive's handle: %v", err)
+		}
+		if _, got := receiveOnce(t, c, std, 1, 30); len(got) != 1 {
+			t.Fatal("an earlier receive's handle did not release the current receive")
+		}
+
+		fifo := newQueue(t, c, ".fifo", map[string]string{"FifoQueue": "true", "ContentBasedDeduplication": "true"})
+		if _, err := c.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(fifo), MessageBody: aws.String("f"), MessageGroupId: aws.String("g")}); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := receiveOnce(t, c, fifo, 1, 1)
+		time.Sleep(1500 * time.Millisecond)
+		_, err := c.DeleteMessage(ctx, &sqs.DeleteMessageInput{QueueUrl: aws.String(fifo), ReceiptHandle: got[0].ReceiptHandle})
+		var api smithy.APIError
+		if !errors.As(err, &api) || api.ErrorCode() != "InvalidParameterValue" || !strings.HasSuffix(api.ErrorMessage(), "Reason: The receipt handle has expired.") {
+			t.Fatalf("FIFO DeleteMessage through an expired handle: %v, want InvalidParameterValue, the receipt handle has expired", err)
+		}
+		if _, bodies := receiveOnce(t, c, fifo, 1, 30); !slices.Equal(bodies, []string{"f"}) {
+			t.Fatalf("after the refused delete: %v, want the message again", bodies)
 		}
 	})
 }

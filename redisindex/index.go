@@ -190,6 +190,23 @@ func (ix *Index) SetVisibleAt(ctx context.Context, q sqs.IndexQueue, id uuid.UUI
 	return nil
 }
 
+// Hide implements sqs.Index.
+func (ix *Index) Hide(ctx context.Context, q sqs.IndexQueue, id uuid.UUID, now, visibleAt time.Time) (sqs.Claim, error) {
+	k := ix.keys(q.ID)
+	var reply []any
+	err := ix.call(ctx, "redisindex.Hide", func(ctx context.Context) (err error) {
+		reply, err = scriptHide.Run(ctx, ix.client, k.state, k.groupPrefix, fifoArg(q), id[:], millis(visibleAt)).Slice()
+		return err
+	})
+	if err != nil {
+		return sqs.Claim{}, err
+	}
+	if len(reply) != 4 || reply[0] != int64(1) {
+		return sqs.Claim{}, sqs.ErrNotInFlight
+	}
+	return sqs.Claim{ID: id, Group: asString(reply[3]), ReceiveCount: int(asInt(reply[1])), FirstReceiveAt: timeOf(asInt(reply[2]))}, nil
+}
+
 // Counts implements sqs.Index.
 func (ix *Index) Counts(ctx context.Context, q sqs.IndexQueue, now time.Time) (sqs.Counts, error) {
 	k := ix.keys(q.ID)

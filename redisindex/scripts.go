@@ -17,6 +17,7 @@ var (
 	scriptReceive    = queueScript("receive")
 	scriptRemove     = queueScript("remove")
 	scriptSetVisible = queueScript("setvisible")
+	scriptHide       = queueScript("hide")
 	scriptCounts     = queueScript("counts")
 	scriptDrop       = queueScript("drop")
 	scriptMarkBuilt  = queueScript("markbuilt")

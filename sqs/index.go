@@ -170,6 +170,14 @@ type Index interface {
 	// returns ErrStaleReceipt and changes nothing. 0 means whatever receive
 	// is current.
 	SetVisibleAt(ctx context.Context, q IndexQueue, id uuid.UUID, receiveCount int, now, visibleAt time.Time) error
+	// Hide makes a message that was received (under any receive count)
+	// invisible until visibleAt, whether it is in flight or back from its
+	// visibility timeout, and returns its current receive (ID, Group,
+	// ReceiveCount, FirstReceiveAt). It is ChangeMessageVisibility through
+	// an expired or older receipt handle, which AWS accepts on standard
+	// queues. ErrNotInFlight if the message is not tracked or was never
+	// received.
+	Hide(ctx context.Context, q IndexQueue, id uuid.UUID, now, visibleAt time.Time) (Claim, error)
 	// Missing returns those of ids the queue's state does not track (the
 	// reconciler's check). ErrNotBuilt as for Receive.
 	Missing(ctx context.Context, q IndexQueue, ids []uuid.UUID) ([]uuid.UUID, error)

@@ -43,6 +43,7 @@ type receiveAttempt struct {
 type attemptClaim struct {
 	id    uuid.UUID
 	count int
+	first time.Time // first receive
 }
 
 type receiveAttempts struct {
@@ -85,11 +86,16 @@ func (s *Service) replayAttempt(ctx context.Context, q *Queue, id string) (out R
 	if a == nil {
 		return ReceiveMessageOutput{}, false
 	}
-	for _, c := range a.claims {
+	states := make([]State, len(a.claims))
+	for i, c := range a.claims {
 		if err := s.index.SetVisibleAt(ctx, indexQueue(q), c.id, c.count, now, now.Add(a.vis)); err != nil {
 			return ReceiveMessageOutput{}, false
 		}
+		states[i] = State{ID: c.id, ReceiveCount: c.count, FirstReceiveAt: c.first, VisibleAt: now.Add(a.vis)}
 	}
+	// The stored states keep the restarted timeout across a loss of the
+	// Index, and tell a delete through these handles that they are live.
+	_ = s.store.SaveStates(ctx, q, states)
 	return a.out, true
 }
 
@@ -101,7 +107,7 @@ func (s *Service) rememberAttempt(q *Queue, id string, vis time.Duration, msgs [
 	now := s.now()
 	a := &receiveAttempt{at: now, vis: vis, out: out, claims: make([]attemptClaim, len(msgs))}
 	for i, m := range msgs {
-		a.claims[i] = attemptClaim{m.ID, m.State.ReceiveCount}
+		a.claims[i] = attemptClaim{m.ID, m.State.ReceiveCount, m.State.FirstReceiveAt}
 	}
 	s.attempts.put(attemptKey{q.ID, id}, a, now.Add(-AttemptWindow))
 }

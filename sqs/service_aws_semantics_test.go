@@ -71,21 +71,25 @@ func TestStandardQueueTakesMessageGroupID(t *testing.T) {
 }
 
 // ChangeMessageVisibility tells a message that is gone (deleted) from one
-// that exists but is not in flight, with AWS's codes for each.
+// that exists but is not in flight, with AWS's codes for each. As on AWS,
+// a standard queue accepts the change after the timeout ended (the message
+// is hidden again); a FIFO queue's handle has expired by then.
 func TestChangeVisibilityOfMessageNotInFlight(t *testing.T) {
 	tests := []struct {
 		name    string
+		fifo    bool
 		prepare func(e *env, url, handle string)
 		code    string
 		text    string
 	}{
-		{"in flight", func(*env, string, string) {}, "", ""},
+		{"in flight", false, func(*env, string, string) {}, "", ""},
 		{
-			"deleted", func(e *env, url, handle string) { e.deleteMessage(t, url, handle) },
+			"deleted", false, func(e *env, url, handle string) { e.deleteMessage(t, url, handle) },
 			sqs.CodeInvalidParameterValue, "Reason: Message does not exist or is not available for visibility timeout change.",
 		},
+		{"visibility timeout over", false, func(e *env, _, _ string) { e.advance(31 * time.Second) }, "", ""},
 		{
-			"visibility timeout over", func(e *env, _, _ string) { e.advance(31 * time.Second) },
+			"FIFO visibility timeout over", true, func(e *env, _, _ string) { e.advance(31 * time.Second) },
 			sqs.CodeMessageNotInflight, "The specified message isn't in flight.",
 		},
 	}
@@ -93,7 +97,12 @@ func TestChangeVisibilityOfMessageNotInFlight(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newEnv(t)
 			url := e.createQueue(t, "cv", nil)
-			e.send(t, url, "m")
+			if tt.fifo {
+				url = e.createQueue(t, "cv.fifo", fifoAttrs())
+				e.sendFIFO(t, url, "m", "g", "d")
+			} else {
+				e.send(t, url, "m")
+			}
 			msgs := e.receive(t, url, 1, nil)
 			if len(msgs) != 1 {
 				t.Fatal("nothing received")

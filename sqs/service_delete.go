@@ -18,7 +18,51 @@ func (s *Service) DeleteMessage(ctx context.Context, c Caller, in DeleteMessageI
 	if err != nil {
 		return err
 	}
+	if q.Attributes.FifoQueue {
+		expired, err := s.expiredReceipts(ctx, q, []receipt{r})
+		if err != nil {
+			return err
+		}
+		if expired[r.messageID] {
+			return errReceiptExpired(in.ReceiptHandle)
+		}
+	}
 	return s.deleteMessages(ctx, q, []uuid.UUID{r.messageID})
+}
+
+// errReceiptExpired is AWS's answer to a FIFO delete through the handle of
+// a receive whose visibility timeout is over.
+func errReceiptExpired(handle string) error {
+	return invalidParameter("ReceiptHandle", handle, "The receipt handle has expired.")
+}
+
+// expiredReceipts reports which of rs, receipts of FIFO queue q, name a
+// receive that is over: the message was received again since, or its
+// visibility timeout ended. AWS refuses to delete a FIFO message through
+// such a handle. The stored states tell; one that lags the handle (its
+// save is late or failed) proves nothing, so that receipt is not called
+// expired. Messages already gone are not expired either: deleting them
+// again succeeds, as on AWS.
+func (s *Service) expiredReceipts(ctx context.Context, q *Queue, rs []receipt) (map[uuid.UUID]bool, error) {
+	ids := make([]uuid.UUID, len(rs))
+	byID := make(map[uuid.UUID]receipt, len(rs))
+	for i, r := range rs {
+		ids[i] = r.messageID
+		byID[r.messageID] = r
+	}
+	stored, err := s.store.GetMessages(ctx, q, ids)
+	if err != nil {
+		return nil, AsError(err)
+	}
+	now := s.now()
+	expired := map[uuid.UUID]bool{}
+	for _, m := range stored {
+		r, st := byID[m.ID], m.State
+		if st.ReceiveCount > r.receiveCount || (st.ReceiveCount == r.receiveCount && !st.VisibleAt.After(now)) {
+			expired[m.ID] = true
+		}
+	}
+	return expired, nil
 }
 
 // deleteMessages removes messages from the Store, then from the Index. A
@@ -51,14 +95,29 @@ func (s *Service) DeleteMessageBatch(ctx context.Context, c Caller, in DeleteMes
 	var out BatchIDsOutput
 	var ids []uuid.UUID
 	var okIDs []string
+	var parsed []receipt
+	var entries []BatchHandleEntry
 	for _, e := range in.Entries {
 		r, err := s.parseReceiptHandle(q, e.ReceiptHandle)
 		if err != nil {
 			out.Failed = append(out.Failed, batchError(e.ID, err))
 			continue
 		}
+		parsed, entries = append(parsed, r), append(entries, e)
+	}
+	var expired map[uuid.UUID]bool
+	if q.Attributes.FifoQueue && len(parsed) > 0 {
+		if expired, err = s.expiredReceipts(ctx, q, parsed); err != nil {
+			return BatchIDsOutput{}, err
+		}
+	}
+	for i, r := range parsed {
+		if expired[r.messageID] {
+			out.Failed = append(out.Failed, batchError(entries[i].ID, errReceiptExpired(entries[i].ReceiptHandle)))
+			continue
+		}
 		ids = append(ids, r.messageID)
-		okIDs = append(okIDs, e.ID)
+		okIDs = append(okIDs, entries[i].ID)
 	}
 	if len(ids) > 0 {
 		if err := s.deleteMessages(ctx, q, ids); err != nil {
@@ -131,20 +190,29 @@ func (s *Service) changeVisibility(ctx context.Context, q *Queue, handle string,
 	if limit := r.receivedAt.Add(seconds(s.lim.MaxVisibilityTimeout)); !r.receivedAt.IsZero() && visibleAt.After(limit) {
 		return invalidParameter("VisibilityTimeout", itoa(*timeout), "Total VisibilityTimeout for the message is beyond the limit ["+itoa(s.lim.MaxVisibilityTimeout)+" seconds]")
 	}
+	state := State{ID: r.messageID, ReceiveCount: r.receiveCount, FirstReceiveAt: r.firstReceiveAt, VisibleAt: visibleAt}
 	err = s.index.SetVisibleAt(ctx, indexQueue(q), r.messageID, r.receiveCount, now, visibleAt)
+	if (errors.Is(err, ErrNotInFlight) || errors.Is(err, ErrStaleReceipt)) && !q.Attributes.FifoQueue {
+		// As on AWS, a standard queue accepts the change through a handle
+		// whose timeout ended or of an earlier receive: it applies to the
+		// message's current receive, hidden again if it was back.
+		var c Claim
+		if c, err = s.index.Hide(ctx, indexQueue(q), r.messageID, now, visibleAt); err == nil {
+			state.ReceiveCount, state.FirstReceiveAt = c.ReceiveCount, c.FirstReceiveAt
+		}
+	}
 	switch {
 	case errors.Is(err, ErrNotInFlight):
 		return s.notInFlight(ctx, q, r.messageID, handle)
 	case errors.Is(err, ErrStaleReceipt):
-		// The handle names an earlier receive: refused as on AWS, and its
-		// State (an older receive count) is not saved.
+		// A FIFO handle of an earlier receive: refused, and its State (an
+		// older receive count) is not saved.
 		return errNotChangeable(handle)
 	case err != nil && !isUnavailable(err):
 		return AsError(err)
 	}
 	// With the Index down (degraded mode) the stored state is all there
 	// is; otherwise it keeps the change across a loss of the Index.
-	state := State{ID: r.messageID, ReceiveCount: r.receiveCount, FirstReceiveAt: r.firstReceiveAt, VisibleAt: visibleAt}
 	if serr := s.store.SaveStates(ctx, q, []State{state}); serr != nil && err != nil {
 		return AsError(serr)
 	}

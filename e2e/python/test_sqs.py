@@ -293,3 +293,21 @@ def test_purge_clears_fifo_deduplication(sqs):
     assert after["MessageId"] != before["MessageId"]
     got = receive_all(sqs, url, 1)
     assert [m["Body"] for m in got] == ["after"]
+
+
+def test_receipt_handles_as_aws(sqs):
+    url = new_queue(sqs)
+    sqs.send_message(QueueUrl=url, MessageBody="m")
+    first = sqs.receive_message(QueueUrl=url, VisibilityTimeout=1)["Messages"][0]
+    time.sleep(1.5)
+    # Accepted after the timeout ended: the message is hidden again.
+    sqs.change_message_visibility(QueueUrl=url, ReceiptHandle=first["ReceiptHandle"], VisibilityTimeout=30)
+    assert "Messages" not in sqs.receive_message(QueueUrl=url)
+    fifo = new_queue(sqs, ".fifo", FifoQueue="true", ContentBasedDeduplication="true")
+    sqs.send_message(QueueUrl=fifo, MessageBody="f", MessageGroupId="g")
+    got = sqs.receive_message(QueueUrl=fifo, VisibilityTimeout=1)["Messages"][0]
+    time.sleep(1.5)
+    with pytest.raises(botocore.exceptions.ClientError) as err:
+        sqs.delete_message(QueueUrl=fifo, ReceiptHandle=got["ReceiptHandle"])
+    assert err.value.response["Error"]["Code"] == "InvalidParameterValue"
+    assert err.value.response["Error"]["Message"].endswith("Reason: The receipt handle has expired.")

@@ -258,6 +258,20 @@ func (x *Index) SetVisibleAt(ctx context.Context, q sqs.IndexQueue, id uuid.UUID
 	return qs.setVisibleAt(id, receiveCount, nanos(now), nanos(visibleAt))
 }
 
+// Hide makes a received message invisible until visibleAt, in flight or
+// not (sqs.Index.Hide).
+func (x *Index) Hide(ctx context.Context, q sqs.IndexQueue, id uuid.UUID, now, visibleAt time.Time) (sqs.Claim, error) {
+	if err := ctx.Err(); err != nil {
+		return sqs.Claim{}, err
+	}
+	qs := x.lock(q, false)
+	if qs == nil {
+		return sqs.Claim{}, sqs.ErrNotInFlight
+	}
+	defer qs.mu.Unlock()
+	return qs.hide(id, nanos(visibleAt))
+}
+
 // Counts returns the queue's counts at now.
 func (x *Index) Counts(ctx context.Context, q sqs.IndexQueue, now time.Time) (sqs.Counts, error) {
 	if err := ctx.Err(); err != nil {

@@ -274,6 +274,24 @@ func (qs *queueState) setVisibleAt(id uuid.UUID, receiveCount int, now, visibleA
 	return nil
 }
 
+// hide makes a received message invisible until visibleAt, whatever its
+// receive count and whether or not its visibility timeout ended.
+func (qs *queueState) hide(id uuid.UUID, visibleAt int64) (sqs.Claim, error) {
+	e, ok := qs.entries[id]
+	if !ok || e.receiveCount == 0 {
+		return sqs.Claim{}, sqs.ErrNotInFlight
+	}
+	qs.unplace(e)
+	e.visibleAt, e.inFlight = visibleAt, true
+	qs.place(e)
+	c := sqs.Claim{ID: e.id, ReceiveCount: int(e.receiveCount), FirstReceiveAt: fromNanos(e.firstReceiveAt)}
+	if qs.fifo != nil {
+		c.Group = e.group.name
+		qs.fifo.regroup(e.group, qs.settled)
+	}
+	return c, nil
+}
+
 // counts returns the approximate counts at now.
 func (qs *queueState) counts(now int64) sqs.Counts {
 	if now < qs.settled {

@@ -35,6 +35,7 @@ func RunIndex(t *testing.T, open func(t *testing.T) sqs.Index) {
 		{"StandardOldestVisibleFirst", testStandardOrder},
 		{"StandardReturnedBeforeNewer", testStandardReturnedFirst},
 		{"ZeroVisibilityHandsOutOnce", testZeroVisibility},
+		{"HideAReceivedMessage", testHide},
 		{"DelayedNotBeforeVisibleAt", testDelayed},
 		{"InvisibleUntilTimeoutThenAgain", testVisibilityTimeout},
 		{"MaxBoundsAReceive", testMaxBounds},

@@ -37,6 +37,42 @@ func testZeroVisibility(e *indexEnv) {
 	}
 }
 
+// testHide: Hide makes a received message invisible again, whether its
+// timeout ended (the message is back) or it is in flight under a later
+// receive, and returns its current receive; never-received and unknown
+// messages are ErrNotInFlight. On a FIFO queue a hidden head blocks its
+// group.
+func testHide(e *indexEnv) {
+	q := e.queue(false)
+	e.add(q, "", 0, "m")
+	for _, name := range []string{"m", "unknown"} {
+		_, err := e.x.Hide(e.ctx, q, e.id(name), e.at(0), e.at(5000))
+		wantErr(e.t, "Hide before any receive", err, sqs.ErrNotInFlight)
+	}
+	e.expect(q, 1000, 1, 11_000, "m")
+	c, err := e.x.Hide(e.ctx, q, e.id("m"), e.at(12_000), e.at(20_000))
+	if err != nil || c.ID != e.id("m") || c.ReceiveCount != 1 || !c.FirstReceiveAt.Equal(e.at(1000)) {
+		e.t.Fatalf("Hide of a message back from its timeout = %+v, %v; want receive 1 first received at %v", c, err, e.at(1000))
+	}
+	e.expect(q, 12_000, 10, 40_000)
+	e.counts(q, 12_000, sqs.Counts{InFlight: 1})
+	e.expect(q, 20_000, 10, 40_000, "m")
+	if c, err = e.x.Hide(e.ctx, q, e.id("m"), e.at(21_000), e.at(60_000)); err != nil || c.ReceiveCount != 2 {
+		e.t.Fatalf("Hide in flight = %+v, %v; want receive 2", c, err)
+	}
+	e.expect(q, 40_000, 10, 70_000)
+	e.expect(q, 60_000, 10, 70_000, "m")
+
+	f := e.queue(true)
+	e.add(f, "a", 0, "a1", "a2")
+	e.expect(f, 1000, 1, 11_000, "a1")
+	if c, err = e.x.Hide(e.ctx, f, e.id("a1"), e.at(12_000), e.at(20_000)); err != nil || c.Group != "a" {
+		e.t.Fatalf("Hide of a FIFO head = %+v, %v; want group a", c, err)
+	}
+	e.expect(f, 12_000, 10, 40_000)
+	e.expect(f, 20_000, 10, 40_000, "a1", "a2")
+}
+
 func testDelayed(e *indexEnv) {
 	q := e.queue(false)
 	e.add(q, "", 0, "now")
