@@ -10,6 +10,8 @@ type snsQueries struct {
 
 	insertSub, selectSub, deleteSub, deleteSubBucket string
 	listSubs, listSubsAfter                          string
+
+	putRecord, getRecord, deleteRecord, listRecords, listRecordsAfter string
 }
 
 // topicColumns are the columns of a topic record as scanTopic reads them.
@@ -37,5 +39,11 @@ func newSNSQueries(ks string) snsQueries {
 		deleteSubBucket: f(`DELETE FROM %s.sns_subscriptions WHERE topic_id = ? AND bucket = ?`),
 		listSubs:        f(`SELECT ` + subColumns + ` FROM %s.sns_subscriptions WHERE topic_id = ? AND bucket = ? LIMIT ?`),
 		listSubsAfter:   f(`SELECT ` + subColumns + ` FROM %s.sns_subscriptions WHERE topic_id = ? AND bucket = ? AND id > ? LIMIT ?`),
+
+		putRecord:        f(`INSERT INTO %s.sns_account_records (account, kind, key, value) VALUES (?, ?, ?, ?)`),
+		getRecord:        f(`SELECT value FROM %s.sns_account_records WHERE account = ? AND kind = ? AND key = ?`),
+		deleteRecord:     f(`DELETE FROM %s.sns_account_records WHERE account = ? AND kind = ? AND key = ?`),
+		listRecords:      f(`SELECT key, value FROM %s.sns_account_records WHERE account = ? AND kind = ? LIMIT ?`),
+		listRecordsAfter: f(`SELECT key, value FROM %s.sns_account_records WHERE account = ? AND kind = ? AND key > ? LIMIT ?`),
 	}
 }

@@ -53,4 +53,20 @@ var snsTableDefs = []struct{ name, cql string }{
 		created_ns bigint,
 		PRIMARY KEY ((topic_id, bucket), id)
 	) WITH CLUSTERING ORDER BY (id ASC) AND ` + leveled},
+
+	// Account records (sns.Store's PutAccountRecord...): an account's SMS
+	// attributes, opted-out phone numbers and SMS sandbox numbers, one
+	// partition per (account, kind), clustered by key in byte order (a
+	// blob, as Cassandra compares blobs). account carries the ':' prefix
+	// (accountKey). A kind holds few rows (a handful of attributes, the
+	// numbers that opted out); rewritten in place and deleted one row at a
+	// time: LCS, default gc_grace as for the other SNS tables. Added after
+	// the first release: ensureSchema creates it in an existing keyspace.
+	{"sns_account_records", `CREATE TABLE IF NOT EXISTS %[1]s.sns_account_records (
+		account text,
+		kind text,
+		key blob,
+		value blob,
+		PRIMARY KEY ((account, kind), key)
+	) WITH CLUSTERING ORDER BY (key ASC) AND ` + leveled},
 }

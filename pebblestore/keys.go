@@ -29,6 +29,7 @@ import (
 //
 // SNS topics (TopicStore; sns_keys.go, records in sns_codec.go):
 //
+//	'a'     uvarint(len account) account uvarint(len kind) kind key   account record (version byte, value)
 //	'n'     topicID(16) subscriptionID(16)              subscription record
 //	't'     uvarint(len account) account name           topic record
 //

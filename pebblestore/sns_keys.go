@@ -11,6 +11,8 @@ import (
 //
 //	't' uvarint(len account) account name     topic record (sns_codec.go)
 //	'n' topicID(16) subscriptionID(16)        subscription record
+//	'a' uvarint(len account) account uvarint(len kind) kind key
+//	                                          account record (sns_records.go)
 //
 // The length before the account keeps one account's topics one key range
 // whatever the accounts' lengths, in byte order of name. A topic's
@@ -19,6 +21,7 @@ import (
 const (
 	prefixTopic        byte = 't' // SNS topic records by account and name
 	prefixSubscription byte = 'n' // SNS subscriptions by topic ID and ID
+	prefixAccountRec   byte = 'a' // SNS account records by account, kind and key
 )
 
 const subscriptionKeyLen = 1 + 2*idLen
@@ -48,4 +51,22 @@ func topicSubscriptionsPrefix(topicID uuid.UUID) []byte {
 // subscriptionKey returns the key of subscription id of topic topicID.
 func subscriptionKey(topicID, id uuid.UUID) []byte {
 	return append(topicSubscriptionsPrefix(topicID), id[:]...)
+}
+
+// accountKindPrefix returns the prefix of the account records of one
+// account and kind; the lengths before account and kind keep each (account,
+// kind) one key range, in byte order of key, whatever their lengths. extra
+// is spare capacity for a key.
+func accountKindPrefix(account, kind string, extra int) []byte {
+	k := make([]byte, 0, 1+2*binary.MaxVarintLen64+len(account)+len(kind)+extra)
+	k = append(k, prefixAccountRec)
+	k = binary.AppendUvarint(k, uint64(len(account)))
+	k = append(k, account...)
+	k = binary.AppendUvarint(k, uint64(len(kind)))
+	return append(k, kind...)
+}
+
+// accountRecordKey returns the key of the account record (account, kind, key).
+func accountRecordKey(account, kind, key string) []byte {
+	return append(accountKindPrefix(account, kind, len(key)), key...)
 }

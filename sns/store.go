@@ -40,4 +40,30 @@ type Store interface {
 	// order of ID. Fan-out pages through a topic's subscriptions with it,
 	// so it must stay cheap for topics with millions of subscriptions.
 	ListSubscriptions(ctx context.Context, topicID, after uuid.UUID, limit int) ([]*Subscription, error)
+
+	// Account records are an account's own settings that belong to no
+	// topic: its SMS attributes, its opted-out phone numbers and its SMS
+	// sandbox numbers (service_sms.go), each a kind of records by key.
+	// Kind and key are non-empty; a value may be empty (it then comes back
+	// empty, nil or not).
+
+	// PutAccountRecord stores value under (account, kind, key), replacing
+	// the record there.
+	PutAccountRecord(ctx context.Context, account, kind, key string, value []byte) error
+	// GetAccountRecord returns the value under (account, kind, key)
+	// (ENotFound).
+	GetAccountRecord(ctx context.Context, account, kind, key string) ([]byte, error)
+	// DeleteAccountRecord removes the record under (account, kind, key);
+	// ENotFound if absent.
+	DeleteAccountRecord(ctx context.Context, account, kind, key string) error
+	// ListAccountRecords returns up to limit records of account and kind
+	// whose keys sort after `after` ("": from the start), in byte order of
+	// key.
+	ListAccountRecords(ctx context.Context, account, kind, after string, limit int) ([]AccountRecord, error)
+}
+
+// AccountRecord is one record of an account (see Store).
+type AccountRecord struct {
+	Key   string
+	Value []byte
 }

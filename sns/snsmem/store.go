@@ -29,13 +29,18 @@ type Store struct {
 	mu     sync.Mutex
 	topics map[topicKey]*sns.Topic
 	subs   map[uuid.UUID]map[uuid.UUID]*sns.Subscription // by topic ID, then subscription ID
+	recs   map[recordKey][]byte                          // account records
 }
+
+// recordKey names an account record.
+type recordKey struct{ account, kind, key string }
 
 // NewStore returns an empty store.
 func NewStore() *Store {
 	return &Store{
 		topics: make(map[topicKey]*sns.Topic),
 		subs:   make(map[uuid.UUID]map[uuid.UUID]*sns.Subscription),
+		recs:   make(map[recordKey][]byte),
 	}
 }
 
@@ -214,6 +219,67 @@ func (s *Store) ListSubscriptions(ctx context.Context, topicID, after uuid.UUID,
 	}
 	for i, sub := range out {
 		out[i] = copySubscription(sub)
+	}
+	return out, nil
+}
+
+func recordNotFound(account, kind, key string) error {
+	return herald.Errorf(herald.ENotFound, "%s record %s of account %s does not exist", kind, key, account)
+}
+
+// PutAccountRecord stores a copy of value under (account, kind, key).
+func (s *Store) PutAccountRecord(ctx context.Context, account, kind, key string, value []byte) error {
+	if err := s.begin(ctx, "put account record"); err != nil {
+		return err
+	}
+	defer s.mu.Unlock()
+	s.recs[recordKey{account, kind, key}] = bytes.Clone(value)
+	return nil
+}
+
+// GetAccountRecord returns a copy of the value under (account, kind, key).
+func (s *Store) GetAccountRecord(ctx context.Context, account, kind, key string) ([]byte, error) {
+	if err := s.begin(ctx, "get account record"); err != nil {
+		return nil, err
+	}
+	defer s.mu.Unlock()
+	v, ok := s.recs[recordKey{account, kind, key}]
+	if !ok {
+		return nil, recordNotFound(account, kind, key)
+	}
+	return bytes.Clone(v), nil
+}
+
+// DeleteAccountRecord removes the record under (account, kind, key).
+func (s *Store) DeleteAccountRecord(ctx context.Context, account, kind, key string) error {
+	if err := s.begin(ctx, "delete account record"); err != nil {
+		return err
+	}
+	defer s.mu.Unlock()
+	k := recordKey{account, kind, key}
+	if _, ok := s.recs[k]; !ok {
+		return recordNotFound(account, kind, key)
+	}
+	delete(s.recs, k)
+	return nil
+}
+
+// ListAccountRecords returns up to limit records of account and kind with
+// keys after `after`, in byte order (no limit if limit <= 0).
+func (s *Store) ListAccountRecords(ctx context.Context, account, kind, after string, limit int) ([]sns.AccountRecord, error) {
+	if err := s.begin(ctx, "list account records"); err != nil {
+		return nil, err
+	}
+	defer s.mu.Unlock()
+	var out []sns.AccountRecord
+	for k, v := range s.recs {
+		if k.account == account && k.kind == kind && k.key > after {
+			out = append(out, sns.AccountRecord{Key: k.key, Value: bytes.Clone(v)})
+		}
+	}
+	slices.SortFunc(out, func(a, b sns.AccountRecord) int { return strings.Compare(a.Key, b.Key) })
+	if limit > 0 && len(out) > limit {
+		out = out[:limit]
 	}
 	return out, nil
 }

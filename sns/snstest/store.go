@@ -54,6 +54,11 @@ func RunStore(t *testing.T, open func(t *testing.T) sns.Store) {
 		{"ListSubscriptionsByteOrderAndAfter", testListSubscriptions},
 		{"SubscriptionsOfOtherTopicsAreApart", testSubscriptionsApart},
 		{"ManySubscriptionsPage", testManySubscriptions},
+		{"AccountRecordPutGetReplace", testRecordPutGetReplace},
+		{"AccountRecordMissingIsNotFound", testRecordMissing},
+		{"AccountRecordDelete", testRecordDelete},
+		{"AccountRecordsOfOtherAccountsAndKindsAreApart", testRecordsApart},
+		{"AccountRecordsByteOrderAndPages", testRecordsPage},
 		{"CancelledContextReturnsError", testCancelled},
 	}
 	for _, tc := range tests {

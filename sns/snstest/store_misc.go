@@ -7,12 +7,14 @@ import (
 
 	"github.com/google/uuid"
 
+	herald "github.com/heraldmq/herald"
 	"github.com/heraldmq/herald/sns"
 )
 
 func testCancelled(e *env) {
 	tp := e.create("t")
 	s := e.subscribe(tp, "http://a")
+	e.putRecord(e.account, "k", "a", []byte("v"))
 	ctx, cancel := context.WithCancel(e.ctx)
 	cancel()
 	calls := []struct {
@@ -28,6 +30,10 @@ func testCancelled(e *env) {
 		{"GetSubscription", func() error { _, err := e.store.GetSubscription(ctx, tp.ID, s.ID); return err }},
 		{"DeleteSubscription", func() error { return e.store.DeleteSubscription(ctx, tp.ID, s.ID) }},
 		{"ListSubscriptions", func() error { _, err := e.store.ListSubscriptions(ctx, tp.ID, uuid.Nil, 10); return err }},
+		{"PutAccountRecord", func() error { return e.store.PutAccountRecord(ctx, e.account, "k", "fresh", nil) }},
+		{"GetAccountRecord", func() error { _, err := e.store.GetAccountRecord(ctx, e.account, "k", "a"); return err }},
+		{"DeleteAccountRecord", func() error { return e.store.DeleteAccountRecord(ctx, e.account, "k", "a") }},
+		{"ListAccountRecords", func() error { _, err := e.store.ListAccountRecords(ctx, e.account, "k", "", 10); return err }},
 	}
 	const patience = 10 * time.Second
 	for _, c := range calls {
@@ -50,5 +56,11 @@ func testCancelled(e *env) {
 	}
 	if _, err := e.store.GetSubscription(e.ctx, tp.ID, s.ID); err != nil {
 		e.t.Errorf("after cancelled calls GetSubscription: %v", err)
+	}
+	if v, err := e.store.GetAccountRecord(e.ctx, e.account, "k", "a"); err != nil || string(v) != "v" {
+		e.t.Errorf("after cancelled calls GetAccountRecord = %q, %v; want the record", v, err)
+	}
+	if _, err := e.store.GetAccountRecord(e.ctx, e.account, "k", "fresh"); herald.ErrorCode(err) != herald.ENotFound {
+		e.t.Errorf("a cancelled PutAccountRecord stored its record (GetAccountRecord: %v)", err)
 	}
 }
