@@ -42,10 +42,10 @@ func botocoreInputs() map[string]any {
 				"blob":  {DataType: "Binary.gif", BinaryValue: []byte{0, 1, 0xff}},
 			},
 			MessageSystemAttributes: map[string]sqs.MessageAttributeValue{"AWSTraceHeader": {DataType: "String", StringValue: "Root=1-abc"}},
-			MessageDeduplicationID:  "dedup", MessageGroupID: "group"},
+			MessageDeduplicationID:  ptr("dedup"), MessageGroupID: ptr("group")},
 		"SendMessageBatch": sqs.SendMessageBatchInput{QueueURL: q, Entries: []sqs.SendMessageBatchEntry{
 			{ID: "a", MessageBody: "one", MessageAttributes: map[string]sqs.MessageAttributeValue{"n": {DataType: "Number", StringValue: "7"}}},
-			{ID: "b", MessageBody: "two", DelaySeconds: ptr(9), MessageGroupID: "g", MessageDeduplicationID: "d",
+			{ID: "b", MessageBody: "two", DelaySeconds: ptr(9), MessageGroupID: ptr("g"), MessageDeduplicationID: ptr("d"),
 				MessageSystemAttributes: map[string]sqs.MessageAttributeValue{"AWSTraceHeader": {DataType: "String", StringValue: "Root=2"}}},
 		}},
 		"ReceiveMessage": sqs.ReceiveMessageInput{QueueURL: q, AttributeNames: []string{"All", "SentTimestamp"},

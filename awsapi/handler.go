@@ -99,6 +99,16 @@ type Call struct {
 	Host     string // the Host the client used
 }
 
+// region is the region c acts in: the one its Host names (an endpoint such
+// as sqs.eu-west-1.localhost), else its signature's credential scope; ""
+// (the home region) for an unsigned request.
+func (c *Call) region() string {
+	if r := sqs.RegionOfHost(c.Host); r != "" {
+		return r
+	}
+	return c.Identity.Region
+}
+
 // Handler is the AWS edge; see the package documentation.
 type Handler struct {
 	cfg     Config

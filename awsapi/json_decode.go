@@ -120,6 +120,17 @@ func (d *jsonDecoder) str(dst *string) error {
 	return err
 }
 
+// optStr reads a string that may be absent (then *dst stays nil), so that
+// an empty value is told from a missing one.
+func (d *jsonDecoder) optStr(dst **string) error {
+	var s string
+	if err := d.str(&s); err != nil {
+		return err
+	}
+	*dst = &s
+	return nil
+}
+
 // integer reads an integer. As with encoding/json, a number with a
 // fraction, an exponent or beyond int's range is the wrong type.
 func (d *jsonDecoder) integer(dst **int) error {
@@ -279,9 +290,9 @@ func (d *jsonDecoder) sendEntries(dst *[]sqs.SendMessageBatchEntry) error {
 			case "MessageSystemAttributes":
 				return d.attributes(&e.MessageSystemAttributes)
 			case "MessageDeduplicationId":
-				return d.str(&e.MessageDeduplicationID)
+				return d.optStr(&e.MessageDeduplicationID)
 			case "MessageGroupId":
-				return d.str(&e.MessageGroupID)
+				return d.optStr(&e.MessageGroupID)
 			}
 			return nil
 		})

@@ -108,6 +108,11 @@ func TestJSONLenientWhereAWSIs(t *testing.T) {
 		{"names are exact", "AmazonSQS.ListQueues", `{"queuenameprefix":"a"}`, sqs.ListQueuesInput{}},
 		{"empty entries", "AmazonSQS.DeleteMessageBatch", `{"QueueUrl":"q","Entries":[]}`,
 			sqs.DeleteMessageBatchInput{QueueURL: "q", Entries: []sqs.BatchHandleEntry{}}},
+		// An empty ID is given, not absent: the service refuses it as AWS does.
+		{"empty FIFO ids are present", "AmazonSQS.SendMessage", `{"QueueUrl":"q","MessageBody":"m","MessageGroupId":"","MessageDeduplicationId":""}`,
+			sqs.SendMessageInput{QueueURL: "q", MessageBody: "m", MessageGroupID: ptr(""), MessageDeduplicationID: ptr("")}},
+		{"absent FIFO ids are nil", "AmazonSQS.SendMessage", `{"QueueUrl":"q","MessageBody":"m"}`,
+			sqs.SendMessageInput{QueueURL: "q", MessageBody: "m"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

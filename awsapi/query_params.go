@@ -27,6 +27,16 @@ func newQueryParams(c *Call) *queryParams {
 // str returns parameter name ("" when absent).
 func (p *queryParams) str(name string) string { return p.form.Get(p.prefix + name) }
 
+// optStr returns parameter name, nil when absent (an empty value is given,
+// not absent).
+func (p *queryParams) optStr(name string) *string {
+	v, ok := p.form[p.prefix+name]
+	if !ok {
+		return nil
+	}
+	return &v[0]
+}
+
 // queueURL is the QueueUrl parameter when present, else the request path's.
 func (p *queryParams) queueURL() string {
 	if u := p.str("QueueUrl"); u != "" {

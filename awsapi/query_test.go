@@ -155,6 +155,12 @@ func queryCases() []queryCase {
 		{action: "PurgeQueue", form: form("QueueUrl", q), input: q},
 		{
 			action: "SendMessage",
+			form:   form("QueueUrl", q, "MessageBody", "m", "MessageGroupId", "", "MessageDeduplicationId", ""),
+			input:  sqs.SendMessageInput{QueueURL: q, MessageBody: "m", MessageGroupID: ptr(""), MessageDeduplicationID: ptr("")},
+			check:  func(*testing.T, xmlNode) {},
+		},
+		{
+			action: "SendMessage",
 			form: form("QueueUrl", q, "MessageBody", "a+b & <c>", "DelaySeconds", "3",
 				"MessageAttribute.1.Name", "color", "MessageAttribute.1.Value.DataType", "String", "MessageAttribute.1.Value.StringValue", "blue",
 				"MessageAttribute.2.Name", "blob", "MessageAttribute.2.Value.DataType", "Binary", "MessageAttribute.2.Value.BinaryValue", "aGkh",
@@ -162,7 +168,7 @@ func queryCases() []queryCase {
 				"MessageSystemAttribute.1.Value.StringValue", "Root=1", "MessageDeduplicationId", "d", "MessageGroupId", "g"),
 			input: sqs.SendMessageInput{QueueURL: q, MessageBody: "a+b & <c>", DelaySeconds: ptr(3), MessageAttributes: wantAttrs,
 				MessageSystemAttributes: map[string]sqs.MessageAttributeValue{"AWSTraceHeader": {DataType: "String", StringValue: "Root=1"}},
-				MessageDeduplicationID:  "d", MessageGroupID: "g"},
+				MessageDeduplicationID:  ptr("d"), MessageGroupID: ptr("g")},
 			check: func(t *testing.T, r xmlNode) {
 				equal(t, r.one(t, "MessageId"), "m-sent")
 				equal(t, r.one(t, "MD5OfMessageBody"), sqs.MD5OfBody("a+b & <c>"))
@@ -182,7 +188,7 @@ func queryCases() []queryCase {
 				"SendMessageBatchRequestEntry.10.Id", "c", "SendMessageBatchRequestEntry.10.MessageBody", "ten"),
 			input: sqs.SendMessageBatchInput{QueueURL: q, Entries: []sqs.SendMessageBatchEntry{
 				{ID: "a", MessageBody: "one", MessageAttributes: map[string]sqs.MessageAttributeValue{"color": {DataType: "String", StringValue: "blue"}}},
-				{ID: "b", MessageBody: "two", DelaySeconds: ptr(9), MessageGroupID: "g"},
+				{ID: "b", MessageBody: "two", DelaySeconds: ptr(9), MessageGroupID: ptr("g")},
 				{ID: "c", MessageBody: "ten"},
 			}},
 			check: func(t *testing.T, r xmlNode) {

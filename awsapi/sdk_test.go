@@ -159,7 +159,7 @@ func sdkCases() []sdkCase {
 			},
 			input: sqs.SendMessageInput{QueueURL: testQueue, MessageBody: "héllo <wörld> \U0001F600", DelaySeconds: ptr(7),
 				MessageAttributes: wantAttrs, MessageSystemAttributes: wantSys,
-				MessageDeduplicationID: "d-1", MessageGroupID: "g-1"},
+				MessageDeduplicationID: ptr("d-1"), MessageGroupID: ptr("g-1")},
 			check: func(t *testing.T, out any) {
 				o := out.(*sqssdk.SendMessageOutput)
 				equal(t, aws.ToString(o.MessageId), "m-sent")
@@ -179,7 +179,7 @@ func sdkCases() []sdkCase {
 			},
 			input: sqs.SendMessageBatchInput{QueueURL: testQueue, Entries: []sqs.SendMessageBatchEntry{
 				{ID: "a", MessageBody: "one", MessageAttributes: wantAttrs},
-				{ID: "b", MessageBody: "two", DelaySeconds: ptr(3), MessageGroupID: "g"},
+				{ID: "b", MessageBody: "two", DelaySeconds: ptr(3), MessageGroupID: ptr("g")},
 				{ID: "c", MessageBody: "three"},
 			}},
 			check: func(t *testing.T, out any) {
@@ -394,7 +394,7 @@ func TestSDKEveryAction(t *testing.T) {
 				t.Fatalf("last API call = %+v, want %s", got, tc.action)
 			}
 			equal(t, got.Input, tc.input)
-			equal(t, got.Caller, sqs.Caller{Account: DefaultAccount, SenderID: DefaultAccount, Scheme: "http", Host: host})
+			equal(t, got.Caller, sqs.Caller{Account: DefaultAccount, Region: "us-east-1", SenderID: DefaultAccount, Scheme: "http", Host: host})
 			if tc.check != nil {
 				tc.check(t, out)
 			}
@@ -457,7 +457,7 @@ func TestSDKAuthentication(t *testing.T) {
 		t.Fatalf("ListQueues with the right secret: %v", err)
 	}
 	got, _ := fake.last()
-	equal(t, got.Caller, sqs.Caller{Account: "123456789012", SenderID: testKeyID, Scheme: "http", Host: host})
+	equal(t, got.Caller, sqs.Caller{Account: "123456789012", Region: "us-east-1", SenderID: testKeyID, Scheme: "http", Host: host})
 
 	if _, err := sdkClient(srv, "AKIDOTHER", "other").ListQueues(t.Context(), &sqssdk.ListQueuesInput{}); err != nil {
 		t.Fatalf("ListQueues with an unmapped key: %v", err)

@@ -135,9 +135,9 @@ var sqsJSONActions = map[string]jsonAction{
 			case "MessageSystemAttributes":
 				return d.attributes(&in.MessageSystemAttributes)
 			case "MessageDeduplicationId":
-				return d.str(&in.MessageDeduplicationID)
+				return d.optStr(&in.MessageDeduplicationID)
 			case "MessageGroupId":
-				return d.str(&in.MessageGroupID)
+				return d.optStr(&in.MessageGroupID)
 			}
 			return nil
 		})

@@ -224,8 +224,8 @@ var sqsQueryActions = map[string]queryAction{
 func (p *queryParams) sendEntry() (sqs.SendMessageBatchEntry, error) {
 	e := sqs.SendMessageBatchEntry{
 		MessageBody:            p.str("MessageBody"),
-		MessageDeduplicationID: p.str("MessageDeduplicationId"),
-		MessageGroupID:         p.str("MessageGroupId"),
+		MessageDeduplicationID: p.optStr("MessageDeduplicationId"),
+		MessageGroupID:         p.optStr("MessageGroupId"),
 	}
 	var err error
 	if e.DelaySeconds, err = p.optInt("DelaySeconds"); err != nil {

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"errors"
+	"net/url"
 	"slices"
 	"sort"
 	"strings"
@@ -150,4 +151,70 @@ func TestSQSReceiptHandlesAsAWS(t *testing.T) {
 			t.Fatalf("after the refused delete: %v, want the message again", bodies)
 		}
 	})
+}
+
+// TestSQSValidationAsAWS: an empty MessageGroupId (standard or FIFO queue)
+// and an empty MessageDeduplicationId are invalid, not missing; message
+// attribute names in other scripts than Latin are accepted and come back
+// intact (the SDK checks their MD5). Over JSON (the Go SDK) and Query.
+func TestSQSValidationAsAWS(t *testing.T) {
+	s := startServer(t, "")
+	c := sqsClient(s)
+	ctx := ctxFor(t, time.Minute)
+	std := newQueue(t, c, "", nil)
+	fifo := newQueue(t, c, ".fifo", map[string]string{"FifoQueue": "true"})
+	for _, tc := range []struct {
+		name, queue  string
+		group, dedup *string
+		text         string
+	}{
+		{"empty group on a standard queue", std, aws.String(""), nil, "for parameter MessageGroupId is invalid."},
+		{"empty group on a FIFO queue", fifo, aws.String(""), aws.String("d"), "for parameter MessageGroupId is invalid."},
+		{"empty deduplication id", fifo, aws.String("g"), aws.String(""), "for parameter MessageDeduplicationId is invalid."},
+	} {
+		_, err := c.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(tc.queue), MessageBody: aws.String("m"),
+			MessageGroupId: tc.group, MessageDeduplicationId: tc.dedup})
+		var api smithy.APIError
+		if !errors.As(err, &api) || api.ErrorCode() != "InvalidParameterValue" || !strings.Contains(api.ErrorMessage(), tc.text) {
+			t.Errorf("%s: %v, want InvalidParameterValue %q", tc.name, err, tc.text)
+		}
+		form := url.Values{"Action": {"SendMessage"}, "QueueUrl": {tc.queue}, "MessageBody": {"m"}}
+		if tc.group != nil {
+			form.Set("MessageGroupId", *tc.group)
+		}
+		if tc.dedup != nil {
+			form.Set("MessageDeduplicationId", *tc.dedup)
+		}
+		if status, xml := queryCall(t, s.URL+"/", form); status != 400 || !strings.Contains(xml, "<Code>InvalidParameterValue</Code>") {
+			t.Errorf("%s over Query: %d %s", tc.name, status, xml)
+		}
+	}
+
+	names := []string{"größe", "名前", "имя.2"}
+	attrs := map[string]types.MessageAttributeValue{}
+	for _, n := range names {
+		attrs[n] = types.MessageAttributeValue{DataType: aws.String("String"), StringValue: aws.String("v-" + n)}
+	}
+	if _, err := c.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(std), MessageBody: aws.String("intl"), MessageAttributes: attrs}); err != nil {
+		t.Fatalf("SendMessage with attribute names %v: %v", names, err)
+	}
+	status, xml := queryCall(t, s.URL+"/", url.Values{"Action": {"SendMessage"}, "QueueUrl": {std}, "MessageBody": {"intl-query"},
+		"MessageAttribute.1.Name": {"größe"}, "MessageAttribute.1.Value.DataType": {"String"}, "MessageAttribute.1.Value.StringValue": {"q"}})
+	if status != 200 {
+		t.Fatalf("Query SendMessage with a non-ASCII attribute name: %d %s", status, xml)
+	}
+	got := receiveN(t, c, std, 2, 10*time.Second, 30)
+	if len(got) != 2 {
+		t.Fatalf("received %d of 2 messages", len(got))
+	}
+	for _, m := range got {
+		if aws.ToString(m.Body) != "intl" {
+			continue
+		}
+		for _, n := range names {
+			if v := m.MessageAttributes[n]; aws.ToString(v.StringValue) != "v-"+n {
+				t.Errorf("attribute %q came back as %+v", n, v)
+			}
+		}
+	}
 }

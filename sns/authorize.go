@@ -120,10 +120,11 @@ func (s *Service) lookupTopic(ctx context.Context, c Caller, arn, param, action 
 
 // queueCaller is the principal SNS delivers to a queue as: the SNS service
 // acting for topicARN's account, which the queue's policy must allow when
-// the queue belongs to another account.
-func (s *Service) queueCaller(topicARN string) sqs.Caller {
+// the queue belongs to another account. It acts in the queue's region (of
+// its ARN), which may be another than the topic's.
+func (s *Service) queueCaller(topicARN, queueRegion string) sqs.Caller {
 	_, account, _, _ := ParseTopicARN(topicARN, "TopicArn")
-	return sqs.Caller{Account: account, SenderID: account, Scheme: "http", Host: "localhost",
+	return sqs.Caller{Account: account, Region: queueRegion, SenderID: account, Scheme: "http", Host: "localhost",
 		Service: "sns.amazonaws.com", SourceARN: topicARN}
 }
 

@@ -64,7 +64,7 @@ func (s *Service) target(dj *deliveryJob, sub jobSub) Target {
 	t := Target{
 		SubscriptionARN: topicARN + ":" + sub.ID.String(), TopicARN: topicARN,
 		Protocol: sub.Protocol, Endpoint: sub.Endpoint, Raw: boolAttr(sub.Attrs, AttrRawMessageDelivery),
-		SignatureVersion: dj.SignatureVersion, Scheme: dj.Pub.Scheme, Host: dj.Pub.Host,
+		SignatureVersion: dj.SignatureVersion, Scheme: dj.Pub.Scheme, Host: dj.Pub.Host, DisplayName: dj.DisplayName,
 	}
 	// Only a delivery policy can change the content type; most
 	// subscriptions have none, and parsing one per delivery is costly.
@@ -156,6 +156,10 @@ func (s *Service) deliver(ctx context.Context, dj *deliveryJob, sub jobSub) erro
 		}
 		account, name, _ := strings.Cut(sub.Endpoint, "/")
 		err = s.cfg.Rollups.IngestNotification(ctx, account, name, n.Message)
+	case ProtocolEmail, ProtocolEmailJSON:
+		return s.deliverEmail(ctx, t, n)
+	case ProtocolSMS:
+		return s.deliverSMS(ctx, dj, sub, n)
 	default:
 		err = errors.New("unknown protocol " + sub.Protocol)
 	}
@@ -170,7 +174,7 @@ func (s *Service) deliver(ctx context.Context, dj *deliveryJob, sub jobSub) erro
 // publish's MessageGroupId, if any, which AWS passes on from standard
 // topics since 2024 (a standard queue keeps it for fair queueing).
 func (s *Service) sendQueueMessage(ctx context.Context, arn, body string, raw bool, n Notification) error {
-	_, account, name, err := sqs.ParseQueueARN(arn)
+	region, account, name, err := sqs.ParseQueueARN(arn)
 	if err != nil {
 		return err
 	}
@@ -178,14 +182,17 @@ func (s *Service) sendQueueMessage(ctx context.Context, arn, body string, raw bo
 	if raw {
 		in.MessageAttributes = sqsAttributes(n.MessageAttributes)
 	}
-	in.MessageGroupID = n.MessageGroupID
-	if sqs.IsFIFOName(name) {
-		in.MessageDeduplicationID = n.MessageDeduplicationID
-		if in.MessageDeduplicationID == "" {
-			in.MessageDeduplicationID = n.MessageID
-		}
+	if n.MessageGroupID != "" {
+		in.MessageGroupID = &n.MessageGroupID
 	}
-	_, err = s.q.SendMessage(ctx, s.queueCaller(n.TopicARN), in)
+	if sqs.IsFIFOName(name) {
+		dedup := n.MessageDeduplicationID
+		if dedup == "" {
+			dedup = n.MessageID
+		}
+		in.MessageDeduplicationID = &dedup
+	}
+	_, err = s.q.SendMessage(ctx, s.queueCaller(n.TopicARN, region), in)
 	return err
 }
 
@@ -274,6 +281,9 @@ func (s *Service) settle(ctx context.Context, dj *deliveryJob, sub jobSub) error
 			p = DefaultDeliveryPolicy()
 		}
 		policy = p
+	}
+	if notifyProtocol(sub.Protocol) {
+		policy = s.cfg.NotifyRetry
 	}
 	next := dj.Attempt + 1
 	if next > policy.Retries() {

@@ -196,8 +196,8 @@ func (s *Service) jobEntry(ctx context.Context, c Caller, t *Topic, en PublishBa
 			dedup = "content:" + hex.EncodeToString(sum[:])
 			j.DedupID = hex.EncodeToString(sum[:])
 		}
-		out.MessageGroupID = hashID(t.ID.String(), en.MessageGroupID)
-		out.MessageDeduplicationID = hashID(t.ID.String(), dedup)
+		group, dedupID := hashID(t.ID.String(), en.MessageGroupID), hashID(t.ID.String(), dedup)
+		out.MessageGroupID, out.MessageDeduplicationID = &group, &dedupID
 	}
 	b, err := json.Marshal(j)
 	if err != nil {

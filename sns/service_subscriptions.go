@@ -247,17 +247,25 @@ func (s *Service) sendConfirmation(ctx context.Context, t Target, c Confirmation
 	return s.cfg.HTTP.SendConfirmation(ctx, t, c)
 }
 
+// nonEmpty is &s, or nil (absent) for "".
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
 // sendToQueue sends body to the queue of arn as SNS acting for topicARN.
 func (s *Service) sendToQueue(ctx context.Context, topicARN, arn, body, group, dedup string) error {
-	_, account, name, err := sqs.ParseQueueARN(arn)
+	region, account, name, err := sqs.ParseQueueARN(arn)
 	if err != nil {
 		return err
 	}
 	in := sqs.SendMessageInput{QueueURL: "/" + account + "/" + name, MessageBody: body}
 	if sqs.IsFIFOName(name) {
-		in.MessageGroupID, in.MessageDeduplicationID = group, dedup
+		in.MessageGroupID, in.MessageDeduplicationID = nonEmpty(group), nonEmpty(dedup)
 	}
-	_, err = s.q.SendMessage(ctx, s.queueCaller(topicARN), in)
+	_, err = s.q.SendMessage(ctx, s.queueCaller(topicARN, region), in)
 	return err
 }
 

@@ -15,6 +15,7 @@ import (
 // that may act on Herald's internal accounts.
 type Caller struct {
 	Account  string // the account the request acts in (from its access key, or the default)
+	Region   string // the region of its signature's credential scope; "" for the home region
 	SenderID string // SenderId system attribute: the access key id, or the account
 	Scheme   string // "http" or "https"
 	Host     string // the request's Host header
@@ -72,8 +73,10 @@ type SendMessageInput struct {
 	DelaySeconds            *int
 	MessageAttributes       map[string]MessageAttributeValue
 	MessageSystemAttributes map[string]MessageAttributeValue
-	MessageDeduplicationID  string
-	MessageGroupID          string
+	// MessageDeduplicationID and MessageGroupID are nil when absent; a
+	// present but empty ID is invalid, as on AWS.
+	MessageDeduplicationID *string
+	MessageGroupID         *string
 }
 
 type SendMessageOutput struct {
@@ -90,8 +93,10 @@ type SendMessageBatchEntry struct {
 	DelaySeconds            *int
 	MessageAttributes       map[string]MessageAttributeValue
 	MessageSystemAttributes map[string]MessageAttributeValue
-	MessageDeduplicationID  string
-	MessageGroupID          string
+	// MessageDeduplicationID and MessageGroupID are nil when absent; a
+	// present but empty ID is invalid, as on AWS.
+	MessageDeduplicationID *string
+	MessageGroupID         *string
 }
 
 type SendMessageBatchResultEntry struct {

@@ -107,53 +107,57 @@ func callerARN(c Caller) string {
 // (CreateQueue, ListQueues, GetQueueUrl of its own queue).
 func (s *Service) authorizeAccount(c Caller, action string) error {
 	if !validAccount(c.Account) || c.Service != "" || IsInternalAccount(c.Account) != c.internal {
-		return ErrAccessDenied(c, action, QueueARN(s.cfg.Region, c.Account, "*"), false)
+		return ErrAccessDenied(c, action, QueueARN(s.regionName(s.region(c.Region)), c.Account, "*"), false)
 	}
 	return nil
 }
 
-// queueFor resolves queueURL and authorizes action on it. As on AWS, a
-// bare queue name in place of the URL names the caller's own queue.
+// queueFor resolves queueURL and authorizes action on it. The queue is in
+// the region the URL's host names, else in the caller's (region.go). As on
+// AWS, a bare queue name in place of the URL names the caller's own queue.
 func (s *Service) queueFor(ctx context.Context, c Caller, action, queueURL string) (*Queue, error) {
 	if queueURL == "" {
 		return nil, ErrMissingParameter("QueueUrl")
 	}
-	account, name, err := ParseQueueURL(queueURL)
+	region, account, name, err := ParseQueueURL(queueURL)
 	if err != nil {
 		if strings.ContainsAny(queueURL, "/:") || checkQueueName(queueURL) != nil {
 			return nil, err
 		}
 		account, name = c.Account, queueURL
 	}
-	return s.queueOf(ctx, c, action, account, name)
+	if region == "" {
+		region = c.Region
+	}
+	return s.queueOf(ctx, c, action, account, s.region(region), name)
 }
 
 // queueForARN resolves a queue ARN and authorizes action on it.
 func (s *Service) queueForARN(ctx context.Context, c Caller, action, arn string) (*Queue, error) {
-	_, account, name, err := ParseQueueARN(arn)
+	region, account, name, err := ParseQueueARN(arn)
 	if err != nil {
 		return nil, err
 	}
-	return s.queueOf(ctx, c, action, account, name)
+	return s.queueOf(ctx, c, action, account, s.region(region), name)
 }
 
-// queueOf resolves the queue of account and name and authorizes action.
-// A caller that may not act in account learns nothing of its queues: it is
-// refused before the queue is looked up, unless the queue's own policy
-// could admit it.
-func (s *Service) queueOf(ctx context.Context, c Caller, action, account, name string) (*Queue, error) {
-	arn := QueueARN(s.cfg.Region, account, name)
+// queueOf resolves the queue of account and name in region ("" the home
+// region) and authorizes action. A caller that may not act in account
+// learns nothing of its queues: it is refused before the queue is looked
+// up, unless the queue's own policy could admit it.
+func (s *Service) queueOf(ctx context.Context, c Caller, action, account, region, name string) (*Queue, error) {
+	arn := QueueARN(s.regionName(region), account, name)
 	if c.internal || IsInternalAccount(account) {
 		if !c.internal || c.Account != account {
 			return nil, ErrAccessDenied(c, action, arn, false)
 		}
-		return s.queue(ctx, account, name)
+		return s.queue(ctx, account, region, name)
 	}
 	own := c.Account == account
 	if !own && !crossAccountActions[action] {
 		return nil, ErrAccessDenied(c, action, arn, false)
 	}
-	q, err := s.queue(ctx, account, name)
+	q, err := s.queue(ctx, account, region, name)
 	if err != nil {
 		if se := AsError(err); !own && se.Code == CodeQueueDoesNotExist {
 			return nil, ErrAccessDenied(c, action, arn, false)

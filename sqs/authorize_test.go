@@ -53,7 +53,7 @@ func queueActions() []queueAction {
 			return err
 		}},
 		{"GetQueueUrl", true, func(e *env, c sqs.Caller, url, _ string) error {
-			account, name, _ := sqs.ParseQueueURL(url)
+			_, account, name, _ := sqs.ParseQueueURL(url)
 			_, err := e.svc.GetQueueURL(ctx, c, sqs.GetQueueURLInput{QueueName: name, QueueOwnerAWSAccountID: account})
 			return err
 		}},
@@ -84,12 +84,12 @@ func queueActions() []queueAction {
 			return e.svc.RemovePermission(ctx, c, sqs.RemovePermissionInput{QueueURL: url, Label: "l"})
 		}},
 		{"StartMessageMoveTask", false, func(e *env, c sqs.Caller, url, _ string) error {
-			account, name, _ := sqs.ParseQueueURL(url)
+			_, account, name, _ := sqs.ParseQueueURL(url)
 			_, err := e.svc.StartMessageMoveTask(ctx, c, sqs.StartMessageMoveTaskInput{SourceARN: sqs.QueueARN("us-east-1", account, name)})
 			return err
 		}},
 		{"ListMessageMoveTasks", false, func(e *env, c sqs.Caller, url, _ string) error {
-			account, name, _ := sqs.ParseQueueURL(url)
+			_, account, name, _ := sqs.ParseQueueURL(url)
 			_, err := e.svc.ListMessageMoveTasks(ctx, c, sqs.ListMessageMoveTasksInput{SourceARN: sqs.QueueARN("us-east-1", account, name)})
 			return err
 		}},

@@ -3,6 +3,7 @@ package sqs
 import (
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/heraldmq/herald/internal/decimal"
@@ -128,17 +129,18 @@ func CheckMessageSize(size, max int) error {
 }
 
 // ValidateMessageAttributeName checks a message attribute name: 1 to maxLen
-// characters of A-Z a-z 0-9 _ - . that do not start with "AWS." or "Amazon."
-// (in any case), do not start or end with "." and contain no "..".
+// characters, letters and digits (of any script, as AWS accepts them), _ -
+// and ., that do not start with "AWS." or "Amazon." (in any case), do not
+// start or end with "." and contain no "..".
 func ValidateMessageAttributeName(name string, maxLen int) error {
 	bad := func(why string) error {
 		return ErrInvalidParameterValue("Message (user) attribute name '%s' is invalid. Reason: %s", name, why)
 	}
-	if len(name) == 0 || len(name) > maxLen {
+	if n := utf8.RuneCountInString(name); n == 0 || n > maxLen {
 		return bad("must be 1 to " + strconv.Itoa(maxLen) + " characters long.")
 	}
-	for i := 0; i < len(name); i++ {
-		if c := name[i]; !isNameChar(c) && c != '.' {
+	for _, r := range name {
+		if !attributeNameRune(r) {
 			return bad("can only contain alphanumeric characters, hyphens, underscores and periods.")
 		}
 	}
@@ -150,6 +152,12 @@ func ValidateMessageAttributeName(name string, maxLen int) error {
 		return bad("must not start or end with a period or contain consecutive periods.")
 	}
 	return nil
+}
+
+// attributeNameRune reports whether r may appear in a message attribute
+// name. utf8.RuneError (invalid UTF-8) is not a letter.
+func attributeNameRune(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '_' || r == '.'
 }
 
 // validDataType checks "String", "Number", "Binary", optionally followed by

@@ -64,7 +64,11 @@ func TestValidateMessageAttributeName(t *testing.T) {
 		{"a", true}, {"my.attr-1_x", true}, {strings.Repeat("a", 256), true},
 		{"", false}, {strings.Repeat("a", 257), false},
 		{"AWS.x", false}, {"aws.x", false}, {"Amazon.x", false}, {"AMAZON.x", false}, {"AWSx", true},
-		{".a", false}, {"a.", false}, {"a..b", false}, {"a b", false}, {"a/b", false}, {"ü", false},
+		{".a", false}, {"a.", false}, {"a..b", false}, {"a b", false}, {"a/b", false},
+		// Letters and digits of any script, as AWS accepts them; the
+		// length counts characters, not bytes.
+		{"ü", true}, {"größe", true}, {"名前", true}, {"имя.2", true}, {"٣", true}, {strings.Repeat("é", 256), true},
+		{strings.Repeat("é", 257), false}, {"a\u00a0b", false}, {"emoji😀", false}, {"bad\xffutf8", false}, {"a\x00", false},
 	}
 	for _, tt := range tests {
 		err := ValidateMessageAttributeName(tt.name, 256)

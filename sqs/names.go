@@ -96,14 +96,16 @@ func QueueURL(scheme, host, account, name string) string {
 	return scheme + "://" + host + "/" + account + "/" + name
 }
 
-// ParseQueueURL extracts (account, name) from a queue URL. It accepts
-// "http(s)://host/account/name" and the bare path "/account/name" (with or
-// without the leading slash); a single trailing slash is tolerated. The
-// host is not checked: any host that reached Herald addresses Herald. The
+// ParseQueueURL extracts (region, account, name) from a queue URL. It
+// accepts "http(s)://host/account/name" and the bare path "/account/name"
+// (with or without the leading slash); a single trailing slash is
+// tolerated. region is the one the host names (RegionOfHost), "" when it
+// names none (path style: the request's region applies). The host is not
+// otherwise checked: any host that reached Herald addresses Herald. The
 // error is InvalidAddress for anything else.
-func ParseQueueURL(raw string) (account, name string, err error) {
-	bad := func() (string, string, error) {
-		return "", "", NewError(CodeInvalidAddress, "The address %s is not valid for this endpoint.", herald.Clip(raw))
+func ParseQueueURL(raw string) (region, account, name string, err error) {
+	bad := func() (string, string, string, error) {
+		return "", "", "", NewError(CodeInvalidAddress, "The address %s is not valid for this endpoint.", herald.Clip(raw))
 	}
 	path := raw
 	if strings.Contains(raw, "://") {
@@ -112,7 +114,7 @@ func ParseQueueURL(raw string) (account, name string, err error) {
 			u.RawQuery != "" || u.Fragment != "" {
 			return bad()
 		}
-		path = u.Path
+		path, region = u.Path, RegionOfHost(u.Host)
 	}
 	path = strings.TrimPrefix(path, "/")
 	path = strings.TrimSuffix(path, "/")
@@ -120,5 +122,5 @@ func ParseQueueURL(raw string) (account, name string, err error) {
 	if !ok || strings.Contains(name, "/") || !validAccount(account) || checkQueueName(name) != nil {
 		return bad()
 	}
-	return account, name, nil
+	return region, account, name, nil
 }

@@ -82,33 +82,38 @@ func TestQueueURL(t *testing.T) {
 
 func TestParseQueueURL(t *testing.T) {
 	tests := []struct {
-		in, account, name string
-		ok                bool
+		in, region, account, name string
+		ok                        bool
 	}{
-		{"http://localhost:9324/000000000000/q", "000000000000", "q", true},
-		{"https://sqs.us-east-1.amazonaws.com/123456789012/orders.fifo", "123456789012", "orders.fifo", true},
-		{"/123456789012/q", "123456789012", "q", true},
-		{"123456789012/q", "123456789012", "q", true},
-		{"http://h/123456789012/q/", "123456789012", "q", true},
-		{"http://h/123456789012", "", "", false},
-		{"http://h/a/b/c", "", "", false},
-		{"ftp://h/a/q", "", "", false},
-		{"http:///a/q", "", "", false},
-		{"http://h/a/q?x=1", "", "", false},
-		{"http://h/a/bad name", "", "", false},
-		{"/a/", "", "", false},
-		{"", "", "", false},
-		{"q", "", "", false},
+		{"http://localhost:9324/000000000000/q", "", "000000000000", "q", true},
+		{"https://sqs.us-east-1.amazonaws.com/123456789012/orders.fifo", "us-east-1", "123456789012", "orders.fifo", true},
+		{"http://sqs.eu-west-1.localhost:4566/000000000000/q", "eu-west-1", "000000000000", "q", true},
+		{"https://eu-central-1.queue.amazonaws.com/123456789012/q", "eu-central-1", "123456789012", "q", true},
+		{"https://queue.amazonaws.com/123456789012/q", "us-east-1", "123456789012", "q", true},
+		{"http://sqs.localhost:4566/000000000000/q", "", "000000000000", "q", true},
+		{"http://sqs.internal.example/000000000000/q", "", "000000000000", "q", true},
+		{"/123456789012/q", "", "123456789012", "q", true},
+		{"123456789012/q", "", "123456789012", "q", true},
+		{"http://h/123456789012/q/", "", "123456789012", "q", true},
+		{"http://h/123456789012", "", "", "", false},
+		{"http://h/a/b/c", "", "", "", false},
+		{"ftp://h/a/q", "", "", "", false},
+		{"http:///a/q", "", "", "", false},
+		{"http://h/a/q?x=1", "", "", "", false},
+		{"http://h/a/bad name", "", "", "", false},
+		{"/a/", "", "", "", false},
+		{"", "", "", "", false},
+		{"q", "", "", "", false},
 	}
 	for _, tt := range tests {
-		a, n, err := ParseQueueURL(tt.in)
+		r, a, n, err := ParseQueueURL(tt.in)
 		if !tt.ok {
 			wantCode(t, err, CodeInvalidAddress)
 			continue
 		}
 		wantCode(t, err, "")
-		if a != tt.account || n != tt.name {
-			t.Errorf("ParseQueueURL(%q) = %q %q", tt.in, a, n)
+		if r != tt.region || a != tt.account || n != tt.name {
+			t.Errorf("ParseQueueURL(%q) = %q %q %q, want %q %q %q", tt.in, r, a, n, tt.region, tt.account, tt.name)
 		}
 	}
 }

@@ -125,7 +125,7 @@ func (c Config) withDefaults() Config {
 // from the Store directly ("degraded mode") and has Run rebuild the
 // affected queues once it is back.
 type Service struct {
-	store    Store
+	store    regionalStore
 	index    Index
 	notifier Notifier
 	cfg      Config
@@ -156,7 +156,7 @@ func NewService(store Store, index Index, notifier Notifier, cfg Config) *Servic
 	cfg = cfg.withDefaults()
 	bg, stop := context.WithCancel(context.Background())
 	return &Service{
-		store:    store,
+		store:    regionalStore{store},
 		index:    index,
 		notifier: notifier,
 		cfg:      cfg,
@@ -202,7 +202,9 @@ func (s *Service) Close() error {
 func (s *Service) now() time.Time { return s.cfg.Clock() }
 
 // queueARN is the ARN of q in the Service's region.
-func (s *Service) queueARN(q *Queue) string { return QueueARN(s.cfg.Region, q.Account, q.Name) }
+func (s *Service) queueARN(q *Queue) string {
+	return QueueARN(s.regionName(q.Region), q.Account, q.Name)
+}
 
 // indexQueue names q to the Index.
 func indexQueue(q *Queue) IndexQueue { return IndexQueue{ID: q.ID, FIFO: q.Attributes.FifoQueue} }

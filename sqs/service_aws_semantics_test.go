@@ -42,10 +42,12 @@ func TestStandardQueueTakesMessageGroupID(t *testing.T) {
 		{"same group again", "tenant-1", "", ""},
 		{"bad characters", "tenant 1", sqs.CodeInvalidParameterValue, "MessageGroupId"},
 		{"too long", strings.Repeat("g", 129), sqs.CodeInvalidParameterValue, "MessageGroupId"},
+		// As on AWS, an empty MessageGroupId is invalid, not absent.
+		{"empty", "", sqs.CodeInvalidParameterValue, "MessageGroupId can only include alphanumeric and punctuation characters. 1 to 128 in length."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out, err := e.svc.SendMessage(e.ctx, caller, sqs.SendMessageInput{QueueURL: url, MessageBody: tt.name, MessageGroupID: tt.group})
+			out, err := e.svc.SendMessage(e.ctx, caller, sqs.SendMessageInput{QueueURL: url, MessageBody: tt.name, MessageGroupID: &tt.group})
 			wantError(t, err, tt.code, tt.text)
 			if tt.code == "" && out.SequenceNumber != "" {
 				t.Fatalf("standard queue returned SequenceNumber %s", out.SequenceNumber)
@@ -66,8 +68,8 @@ func TestStandardQueueTakesMessageGroupID(t *testing.T) {
 		}
 	}
 	// A deduplication ID still belongs to FIFO queues only.
-	_, err := e.svc.SendMessage(e.ctx, caller, sqs.SendMessageInput{QueueURL: url, MessageBody: "x", MessageDeduplicationID: "d"})
-	wantError(t, err, sqs.CodeInvalidParameterValue, "for parameter MessageDeduplicationId is invalid. Reason: The request includes a parameter that is not valid for this queue type.")
+	_, err := e.svc.SendMessage(e.ctx, caller, sqs.SendMessageInput{QueueURL: url, MessageBody: "x", MessageDeduplicationID: ptr("d")})
+	wantError(t, err, sqs.CodeInvalidParameterValue, "for parameter MessageDeduplicationId is invalid. Reason: The request include parameter that is not valid for this queue type.")
 }
 
 // ChangeMessageVisibility tells a message that is gone (deleted) from one
@@ -160,14 +162,14 @@ func TestChangeVisibilityCappedAtTwelveHoursFromReceive(t *testing.T) {
 func TestFIFOBatchMissingParametersFailTheRequest(t *testing.T) {
 	e := newEnv(t)
 	url := e.createQueue(t, "b.fifo", fifoAttrs())
-	good := sqs.SendMessageBatchEntry{ID: "good", MessageBody: "x", MessageGroupID: "g", MessageDeduplicationID: "d"}
+	good := sqs.SendMessageBatchEntry{ID: "good", MessageBody: "x", MessageGroupID: ptr("g"), MessageDeduplicationID: ptr("d")}
 	tests := []struct {
 		name string
 		bad  sqs.SendMessageBatchEntry
 		text string
 	}{
-		{"missing group", sqs.SendMessageBatchEntry{ID: "bad", MessageBody: "y", MessageDeduplicationID: "e"}, "The request must contain the parameter MessageGroupId."},
-		{"missing dedup id", sqs.SendMessageBatchEntry{ID: "bad", MessageBody: "y", MessageGroupID: "g"}, "The queue should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly"},
+		{"missing group", sqs.SendMessageBatchEntry{ID: "bad", MessageBody: "y", MessageDeduplicationID: ptr("e")}, "The request must contain the parameter MessageGroupId."},
+		{"missing dedup id", sqs.SendMessageBatchEntry{ID: "bad", MessageBody: "y", MessageGroupID: ptr("g")}, "The queue should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

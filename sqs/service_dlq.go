@@ -5,8 +5,9 @@ import (
 )
 
 // redrivesTo reports whether q's RedrivePolicy targets the queue of
-// account and name (the region of the ARN is not compared: one deployment
-// serves one region).
+// account and name. The region is not compared: q is listed from the
+// dead-letter queue's own region, and a redrive policy never crosses
+// regions (checkRedriveTarget).
 func redrivesTo(q *Queue, account, name string) bool {
 	p := q.Attributes.RedrivePolicy
 	if p == nil {
@@ -23,7 +24,7 @@ func redrivesTo(q *Queue, account, name string) bool {
 func (s *Service) deadLetterSources(ctx context.Context, dlq *Queue, after string, limit int) ([]*Queue, error) {
 	var out []*Queue
 	for len(out) < limit {
-		page, err := s.store.ListQueues(ctx, dlq.Account, "", after, maxListResults)
+		page, err := s.store.ListQueues(ctx, dlq.Account, dlq.Region, "", after, maxListResults)
 		if err != nil {
 			return nil, AsError(err)
 		}

@@ -20,31 +20,39 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // keep one tenant from crowding out the others. Herald validates and
 // stores it (receivers see it as a system attribute) but orders standard
 // messages as before; only FIFO queues group them. A deduplication ID
-// remains FIFO-only.
+// remains FIFO-only. As on AWS, an ID given empty is invalid, not missing.
 func (s *Service) checkFIFOParameters(q *Queue, o outgoing) (string, error) {
-	if o.groupID != "" && !validFIFOID(o.groupID, s.lim.MaxMessageGroupIDLen) {
-		return "", invalidParameter("MessageGroupId", o.groupID, "MessageGroupId can only include alphanumeric and punctuation characters. 1 to "+itoa(s.lim.MaxMessageGroupIDLen)+" in length.")
+	if o.groupID != nil && !validFIFOID(*o.groupID, s.lim.MaxMessageGroupIDLen) {
+		return "", invalidParameter("MessageGroupId", *o.groupID, "MessageGroupId can only include alphanumeric and punctuation characters. 1 to "+itoa(s.lim.MaxMessageGroupIDLen)+" in length.")
 	}
 	if !q.Attributes.FifoQueue {
-		if o.dedupID != "" {
-			return "", invalidParameter("MessageDeduplicationId", o.dedupID, "The request includes a parameter that is not valid for this queue type.")
+		if o.dedupID != nil {
+			return "", invalidParameter("MessageDeduplicationId", *o.dedupID, notForQueueType)
 		}
 		return "", nil
 	}
-	if o.groupID == "" {
+	if o.groupID == nil {
 		return "", ErrMissingParameter("MessageGroupId")
 	}
-	if o.dedupID == "" {
+	if o.dedupID == nil {
 		if !q.Attributes.ContentBasedDeduplication {
 			return "", errMissingDeduplicationID()
 		}
 		sum := sha256.Sum256([]byte(o.body))
 		return hex.EncodeToString(sum[:]), nil
 	}
-	if !validFIFOID(o.dedupID, s.lim.MaxDeduplicationIDLen) {
-		return "", invalidParameter("MessageDeduplicationId", o.dedupID, "MessageDeduplicationId can only include alphanumeric and punctuation characters. 1 to "+itoa(s.lim.MaxDeduplicationIDLen)+" in length.")
+	if !validFIFOID(*o.dedupID, s.lim.MaxDeduplicationIDLen) {
+		return "", invalidParameter("MessageDeduplicationId", *o.dedupID, "MessageDeduplicationId can only include alphanumeric and punctuation characters. 1 to "+itoa(s.lim.MaxDeduplicationIDLen)+" in length.")
 	}
-	return o.dedupID, nil
+	return *o.dedupID, nil
+}
+
+// deref is *p, or "" for nil.
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
 }
 
 // errMissingDeduplicationID: a FIFO message without a deduplication ID on a

@@ -64,11 +64,14 @@ func TestFIFOParameters(t *testing.T) {
 		in   sqs.SendMessageInput
 		code string
 	}{
-		{"missing group", sqs.SendMessageInput{MessageBody: "x", MessageDeduplicationID: "d"}, sqs.CodeMissingParameter},
-		{"missing dedup id", sqs.SendMessageInput{MessageBody: "x", MessageGroupID: "g"}, sqs.CodeInvalidParameterValue},
-		{"message delay", sqs.SendMessageInput{MessageBody: "x", MessageGroupID: "g", MessageDeduplicationID: "d", DelaySeconds: ptr(5)}, sqs.CodeInvalidParameterValue},
-		{"bad group", sqs.SendMessageInput{MessageBody: "x", MessageGroupID: "g g", MessageDeduplicationID: "d"}, sqs.CodeInvalidParameterValue},
-		{"zero delay is fine", sqs.SendMessageInput{MessageBody: "x", MessageGroupID: "g", MessageDeduplicationID: "d", DelaySeconds: ptr(0)}, ""},
+		{"missing group", sqs.SendMessageInput{MessageBody: "x", MessageDeduplicationID: ptr("d")}, sqs.CodeMissingParameter},
+		{"missing dedup id", sqs.SendMessageInput{MessageBody: "x", MessageGroupID: ptr("g")}, sqs.CodeInvalidParameterValue},
+		{"message delay", sqs.SendMessageInput{MessageBody: "x", MessageGroupID: ptr("g"), MessageDeduplicationID: ptr("d"), DelaySeconds: ptr(5)}, sqs.CodeInvalidParameterValue},
+		{"bad group", sqs.SendMessageInput{MessageBody: "x", MessageGroupID: ptr("g g"), MessageDeduplicationID: ptr("d")}, sqs.CodeInvalidParameterValue},
+		// As on AWS, empty IDs are invalid, not missing.
+		{"empty group", sqs.SendMessageInput{MessageBody: "x", MessageGroupID: ptr(""), MessageDeduplicationID: ptr("d")}, sqs.CodeInvalidParameterValue},
+		{"empty dedup id", sqs.SendMessageInput{MessageBody: "x", MessageGroupID: ptr("g"), MessageDeduplicationID: ptr("")}, sqs.CodeInvalidParameterValue},
+		{"zero delay is fine", sqs.SendMessageInput{MessageBody: "x", MessageGroupID: ptr("g"), MessageDeduplicationID: ptr("d"), DelaySeconds: ptr(0)}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -162,7 +165,7 @@ func TestFIFOBatchKeepsOrder(t *testing.T) {
 	want := []string{}
 	for i := 0; i < 10; i++ {
 		b := string(rune('a' + i))
-		entries = append(entries, sqs.SendMessageBatchEntry{ID: "e" + b, MessageBody: b, MessageGroupID: "g"})
+		entries = append(entries, sqs.SendMessageBatchEntry{ID: "e" + b, MessageBody: b, MessageGroupID: ptr("g")})
 		want = append(want, b)
 	}
 	out, err := e.svc.SendMessageBatch(e.ctx, caller, sqs.SendMessageBatchInput{QueueURL: url, Entries: entries})

@@ -267,7 +267,7 @@ func (e *env) send(t *testing.T, url, body string) sqs.SendMessageOutput {
 
 func (e *env) sendFIFO(t *testing.T, url, body, group, dedup string) sqs.SendMessageOutput {
 	t.Helper()
-	out, err := e.svc.SendMessage(e.ctx, caller, sqs.SendMessageInput{QueueURL: url, MessageBody: body, MessageGroupID: group, MessageDeduplicationID: dedup})
+	out, err := e.svc.SendMessage(e.ctx, caller, sqs.SendMessageInput{QueueURL: url, MessageBody: body, MessageGroupID: &group, MessageDeduplicationID: optional(dedup)})
 	wantCode(t, err, "")
 	return out
 }
@@ -305,6 +305,14 @@ func bodies(msgs []sqs.ReceivedMessage) []string {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// optional is &s, or nil (absent) for "".
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
 
 // queueID returns the stored ID of a queue of the test account.
 func queueID(t *testing.T, e *env, name string) uuid.UUID {

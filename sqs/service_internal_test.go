@@ -94,7 +94,7 @@ func TestQueueCache(t *testing.T) {
 	if c.get("1/a") != a || c.get("1/d") != d {
 		t.Fatal("recent entries evicted")
 	}
-	c.invalidate("1", "a")
+	c.invalidate("1", "", "a")
 	if c.get("1/a") != nil {
 		t.Fatal("invalidated entry still cached")
 	}

@@ -139,8 +139,10 @@ func TestSendValidates(t *testing.T) {
 		{"negative delay", sqs.SendMessageInput{MessageBody: "x", DelaySeconds: ptr(-1)}, sqs.CodeInvalidParameterValue},
 		// AWS accepts a MessageGroupId on standard queues (fair queues),
 		// but still checks its characters.
-		{"bad group id on standard", sqs.SendMessageInput{MessageBody: "x", MessageGroupID: "g g"}, sqs.CodeInvalidParameterValue},
-		{"dedup id on standard", sqs.SendMessageInput{MessageBody: "x", MessageDeduplicationID: "d"}, sqs.CodeInvalidParameterValue},
+		{"bad group id on standard", sqs.SendMessageInput{MessageBody: "x", MessageGroupID: ptr("g g")}, sqs.CodeInvalidParameterValue},
+		{"dedup id on standard", sqs.SendMessageInput{MessageBody: "x", MessageDeduplicationID: ptr("d")}, sqs.CodeInvalidParameterValue},
+		{"empty group id on standard", sqs.SendMessageInput{MessageBody: "x", MessageGroupID: ptr("")}, sqs.CodeInvalidParameterValue},
+		{"empty dedup id on standard", sqs.SendMessageInput{MessageBody: "x", MessageDeduplicationID: ptr("")}, sqs.CodeInvalidParameterValue},
 		{"bad attribute", sqs.SendMessageInput{MessageBody: "x", MessageAttributes: map[string]sqs.MessageAttributeValue{"n": {DataType: "Number", StringValue: "abc"}}}, sqs.CodeInvalidParameterValue},
 		{"bad system attribute", sqs.SendMessageInput{MessageBody: "x", MessageSystemAttributes: map[string]sqs.MessageAttributeValue{"Other": {DataType: "String", StringValue: "v"}}}, sqs.CodeInvalidParameterValue},
 	}

@@ -31,7 +31,11 @@ func newQueueCache(size int, ttl time.Duration) *queueCache {
 	return &queueCache{size: size, ttl: ttl, order: list.New(), byKey: make(map[string]*list.Element)}
 }
 
-func queueKey(account, name string) string { return account + "/" + name }
+// queueKey names a queue in the cache: its stored account key (account
+// and region) and name.
+func queueKey(account, region, name string) string {
+	return storeAccount(account, region) + "/" + name
+}
 
 // get returns the cached record, or nil when absent or stale. The TTL is
 // measured on the wall clock, not the Service's (possibly fake) clock.
@@ -59,7 +63,7 @@ func (c *queueCache) put(q *Queue) {
 	if c.ttl < 0 {
 		return
 	}
-	key := queueKey(q.Account, q.Name)
+	key := queueKey(q.Account, q.Region, q.Name)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e := &cachedQueue{key: key, q: q, expires: time.Now().Add(c.ttl)}
@@ -76,8 +80,8 @@ func (c *queueCache) put(q *Queue) {
 	}
 }
 
-func (c *queueCache) invalidate(account, name string) {
-	key := queueKey(account, name)
+func (c *queueCache) invalidate(account, region, name string) {
+	key := queueKey(account, region, name)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if el, ok := c.byKey[key]; ok {
@@ -86,12 +90,13 @@ func (c *queueCache) invalidate(account, name string) {
 	}
 }
 
-// queue returns the queue of account and name (QueueDoesNotExist).
-func (s *Service) queue(ctx context.Context, account, name string) (*Queue, error) {
-	if q := s.queues.get(queueKey(account, name)); q != nil {
+// queue returns the queue of account and name in region ("" is the home
+// region; QueueDoesNotExist).
+func (s *Service) queue(ctx context.Context, account, region, name string) (*Queue, error) {
+	if q := s.queues.get(queueKey(account, region, name)); q != nil {
 		return q, nil
 	}
-	q, err := s.store.GetQueue(ctx, account, name)
+	q, err := s.store.GetQueue(ctx, account, region, name)
 	if err != nil {
 		if herald.ErrorCode(err) == herald.ENotFound {
 			return nil, ErrQueueDoesNotExist()
@@ -102,14 +107,13 @@ func (s *Service) queue(ctx context.Context, account, name string) (*Queue, erro
 	return q, nil
 }
 
-// queueByARN resolves a queue ARN. The region is not checked: one Herald
-// deployment serves one region.
+// queueByARN resolves a queue ARN, in the region it names.
 func (s *Service) queueByARN(ctx context.Context, arn string) (*Queue, error) {
-	_, account, name, err := ParseQueueARN(arn)
+	region, account, name, err := ParseQueueARN(arn)
 	if err != nil {
 		return nil, err
 	}
-	return s.queue(ctx, account, name)
+	return s.queue(ctx, account, s.region(region), name)
 }
 
 // updateQueue stores a changed copy of a queue record and refreshes the
@@ -117,7 +121,7 @@ func (s *Service) queueByARN(ctx context.Context, arn string) (*Queue, error) {
 func (s *Service) updateQueue(ctx context.Context, q *Queue) error {
 	q.ModifiedAt = s.now()
 	if err := s.store.UpdateQueue(ctx, q); err != nil {
-		s.queues.invalidate(q.Account, q.Name)
+		s.queues.invalidate(q.Account, q.Region, q.Name)
 		if herald.ErrorCode(err) == herald.ENotFound {
 			return ErrQueueDoesNotExist()
 		}

@@ -34,7 +34,8 @@ func (s *Service) CreateQueue(ctx context.Context, c Caller, in CreateQueueInput
 	if err := validateTags(in.Tags, 0); err != nil {
 		return "", err
 	}
-	arn := QueueARN(s.cfg.Region, c.Account, in.QueueName)
+	region := s.region(c.Region)
+	arn := QueueARN(s.regionName(region), c.Account, in.QueueName)
 	if err := s.checkRedriveTarget(ctx, arn, attrs.RedrivePolicy); err != nil {
 		return "", err
 	}
@@ -47,6 +48,7 @@ func (s *Service) CreateQueue(ctx context.Context, c Caller, in CreateQueueInput
 	q := &Queue{
 		ID:         uuid.New(),
 		Account:    c.Account,
+		Region:     region,
 		Name:       in.QueueName,
 		Attributes: attrs,
 		Tags:       copyTags(in.Tags),
@@ -96,11 +98,16 @@ func (s *Service) checkRedriveTarget(ctx context.Context, sourceARN string, p *R
 	if p == nil {
 		return nil
 	}
-	_, srcAccount, _, _ := ParseQueueARN(sourceARN)
-	if _, account, _, _ := ParseQueueARN(p.DeadLetterTargetARN); account != srcAccount {
+	srcRegion, srcAccount, _, _ := ParseQueueARN(sourceARN)
+	region, account, _, _ := ParseQueueARN(p.DeadLetterTargetARN)
+	if account != srcAccount {
 		// A dead-letter queue belongs to its source's account, as on AWS
 		// (and so no queue can push messages into another account's).
 		return ErrInvalidParameterValue("Value %s for parameter RedrivePolicy is invalid. Reason: Dead-letter target owner should be same as the source.", p)
+	}
+	if region != srcRegion {
+		// And to its region.
+		return ErrInvalidParameterValue("Value %s for parameter RedrivePolicy is invalid. Reason: Dead-letter target region should be same as the source.", p)
 	}
 	dlq, err := s.queueByARN(ctx, p.DeadLetterTargetARN)
 	if err != nil {
@@ -133,7 +140,7 @@ func (s *Service) GetQueueURL(ctx context.Context, c Caller, in GetQueueURLInput
 	if !validAccount(account) || ValidateQueueName(in.QueueName) != nil {
 		return "", ErrQueueDoesNotExist()
 	}
-	q, err := s.queueOf(ctx, c, ActGetQueueURL, account, in.QueueName)
+	q, err := s.queueOf(ctx, c, ActGetQueueURL, account, s.region(c.Region), in.QueueName)
 	if err != nil {
 		return "", err
 	}
@@ -187,7 +194,7 @@ func (s *Service) ListQueues(ctx context.Context, c Caller, in ListQueuesInput) 
 	if err := s.authorizeAccount(c, ActListQueues); err != nil {
 		return ListQueuesOutput{}, err
 	}
-	qs, err := s.store.ListQueues(ctx, c.Account, in.QueueNamePrefix, after, limit+1)
+	qs, err := s.store.ListQueues(ctx, c.Account, s.region(c.Region), in.QueueNamePrefix, after, limit+1)
 	if err != nil {
 		return ListQueuesOutput{}, AsError(err)
 	}
@@ -212,7 +219,7 @@ func (s *Service) DeleteQueue(ctx context.Context, c Caller, queueURL string) er
 	if err != nil {
 		return err
 	}
-	s.queues.invalidate(q.Account, q.Name)
+	s.queues.invalidate(q.Account, q.Region, q.Name)
 	if err := s.store.DeleteQueue(ctx, q); err != nil {
 		if herald.ErrorCode(err) == herald.ENotFound {
 			return ErrQueueDoesNotExist()
@@ -288,7 +295,7 @@ func (s *Service) PurgeQueue(ctx context.Context, c Caller, queueURL string) err
 	}
 	// Read the record afresh: a purge on another node within the cache TTL
 	// must be seen.
-	fresh, err := s.store.GetQueue(ctx, q.Account, q.Name)
+	fresh, err := s.store.GetQueue(ctx, q.Account, q.Region, q.Name)
 	if err != nil {
 		if herald.ErrorCode(err) == herald.ENotFound {
 			return ErrQueueDoesNotExist()

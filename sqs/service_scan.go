@@ -28,7 +28,7 @@ const scanPage = 256
 // time. Rebuilds need that order for FIFO groups; degraded receives and
 // move tasks use it to find the oldest messages.
 type queueScanner struct {
-	store  Store
+	store  messageScanner
 	q      *Queue
 	shards []*shardCursor
 	heads  shardHeap // shards with a buffered message, by their next message
@@ -56,14 +56,19 @@ func (h *shardHeap) Pop() any {
 	return x
 }
 
-func newQueueScanner(store Store, q *Queue) *queueScanner {
+// messageScanner is the part of a Store a queueScanner reads.
+type messageScanner interface {
+	ScanMessages(ctx context.Context, q *Queue, shard int, after uuid.UUID, limit int) ([]*Message, error)
+}
+
+func newQueueScanner(store messageScanner, q *Queue) *queueScanner {
 	return newQueueScannerFrom(store, q, "")
 }
 
 // newQueueScannerFrom resumes a scan at position (from position), past
 // every message it had returned; "" or a position it cannot read starts
 // from the beginning.
-func newQueueScannerFrom(store Store, q *Queue, position string) *queueScanner {
+func newQueueScannerFrom(store messageScanner, q *Queue, position string) *queueScanner {
 	sc := &queueScanner{store: store, q: q}
 	after := parsePosition(position, max(1, q.Shards))
 	for i := 0; i < max(1, q.Shards); i++ {

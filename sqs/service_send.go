@@ -14,8 +14,8 @@ type outgoing struct {
 	delaySeconds *int
 	attrs        map[string]MessageAttributeValue
 	sysAttrs     map[string]MessageAttributeValue
-	dedupID      string
-	groupID      string
+	dedupID      *string // nil when absent
+	groupID      *string // nil when absent
 }
 
 // SendMessage validates and enqueues one message.
@@ -100,10 +100,10 @@ func checkFIFOBatch(q *Queue, entries []SendMessageBatchEntry) error {
 		return nil
 	}
 	for _, e := range entries {
-		if e.MessageGroupID == "" {
+		if e.MessageGroupID == nil {
 			return ErrInvalidParameterValue("The request must contain the parameter MessageGroupId.")
 		}
-		if e.MessageDeduplicationID == "" && !q.Attributes.ContentBasedDeduplication {
+		if e.MessageDeduplicationID == nil && !q.Attributes.ContentBasedDeduplication {
 			return errMissingDeduplicationID()
 		}
 	}
@@ -188,7 +188,7 @@ func (s *Service) newMessage(c Caller, q *Queue, o outgoing) (*Message, error) {
 		SenderID:               c.SenderID,
 		SentAt:                 sentAt,
 		ExpiresAt:              sentAt.Add(seconds(q.Attributes.MessageRetentionPeriod)),
-		MessageGroupID:         o.groupID,
+		MessageGroupID:         deref(o.groupID),
 		MessageDeduplicationID: dedupID,
 		State:                  State{ID: id, VisibleAt: now.Add(seconds(delay))},
 	}

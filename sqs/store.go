@@ -11,8 +11,12 @@ import (
 // reused: messages are stored under it, so a queue deleted and created again
 // under the same name starts empty even while the old messages age out.
 type Queue struct {
-	ID         uuid.UUID // random (v4), assigned by the Service at creation
-	Account    string
+	ID      uuid.UUID // random (v4), assigned by the Service at creation
+	Account string
+	// Region is "" for the deployment's home region, else the region
+	// (region.go). Engines neither store nor read it: the Service keys a
+	// queue of another region by "<account>@<region>" in Account.
+	Region     string
 	Name       string
 	Attributes QueueAttributes
 	Tags       map[string]string

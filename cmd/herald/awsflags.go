@@ -67,7 +67,7 @@ func (c *awsConfig) servedRegions() ([]string, error) {
 		if r == "" {
 			continue
 		}
-		if !validRegion(r) {
+		if !sqs.ValidRegion(r) {
 			return nil, fmt.Errorf("--aws-regions: %q is not a region name (lower-case letters, digits and hyphens, e.g. eu-west-1)", r)
 		}
 		if !slices.Contains(out, r) {
@@ -80,19 +80,6 @@ func (c *awsConfig) servedRegions() ([]string, error) {
 	return out, nil
 }
 
-// validRegion reports whether r could name an AWS region: lower-case
-// letters, digits and inner hyphens, at most 64 bytes.
-func validRegion(r string) bool {
-	if r == "" || len(r) > 64 || r[0] == '-' || r[len(r)-1] == '-' {
-		return false
-	}
-	for _, ch := range r {
-		if (ch < 'a' || ch > 'z') && (ch < '0' || ch > '9') && ch != '-' {
-			return false
-		}
-	}
-	return true
-}
 
 // accessKey is one configured AWS access key.
 type accessKey struct {

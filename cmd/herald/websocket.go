@@ -75,7 +75,7 @@ func queuePush(api sqs.API, defaultAccount string) ws.NewQueuePushFunc {
 		}
 		caller := sqs.Caller{Account: account, SenderID: "websocket:" + id.Subject, Scheme: "http", Host: "localhost"}
 		in := sqs.GetQueueURLInput{QueueName: name}
-		if owner, _, err := sqs.ParseQueueURL(queueName); err == nil && strings.Contains(queueName, "/") {
+		if _, owner, _, err := sqs.ParseQueueURL(queueName); err == nil && strings.Contains(queueName, "/") {
 			in.QueueOwnerAWSAccountID = owner
 		}
 		url, err := api.GetQueueURL(ctx, caller, in)

@@ -311,3 +311,18 @@ def test_receipt_handles_as_aws(sqs):
         sqs.delete_message(QueueUrl=fifo, ReceiptHandle=got["ReceiptHandle"])
     assert err.value.response["Error"]["Code"] == "InvalidParameterValue"
     assert err.value.response["Error"]["Message"].endswith("Reason: The receipt handle has expired.")
+
+
+def test_validation_as_aws(sqs):
+    url = new_queue(sqs)
+    with pytest.raises(botocore.exceptions.ClientError) as err:
+        sqs.send_message(QueueUrl=url, MessageBody="m", MessageGroupId="")
+    assert err.value.response["Error"]["Code"] == "InvalidParameterValue"
+    fifo = new_queue(sqs, ".fifo", FifoQueue="true")
+    with pytest.raises(botocore.exceptions.ClientError) as err:
+        sqs.send_message(QueueUrl=fifo, MessageBody="m", MessageGroupId="g", MessageDeduplicationId="")
+    assert err.value.response["Error"]["Code"] == "InvalidParameterValue"
+    attrs = {"größe": {"DataType": "String", "StringValue": "v"}, "名前": {"DataType": "String", "StringValue": "w"}}
+    sqs.send_message(QueueUrl=url, MessageBody="intl", MessageAttributes=attrs)
+    got = receive_all(sqs, url, 1, MessageAttributeNames=["All"])
+    assert {k: v["StringValue"] for k, v in got[0]["MessageAttributes"].items()} == {"größe": "v", "名前": "w"}
