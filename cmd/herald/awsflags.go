@@ -80,7 +80,6 @@ func (c *awsConfig) servedRegions() ([]string, error) {
 	return out, nil
 }
 
-
 // accessKey is one configured AWS access key.
 type accessKey struct {
 	id, secret, account string
