@@ -64,7 +64,7 @@ func (s *Service) target(dj *deliveryJob, sub jobSub) Target {
 	t := Target{
 		SubscriptionARN: topicARN + ":" + sub.ID.String(), TopicARN: topicARN,
 		Protocol: sub.Protocol, Endpoint: sub.Endpoint, Raw: boolAttr(sub.Attrs, AttrRawMessageDelivery),
-		SignatureVersion: dj.SignatureVersion, Scheme: dj.Pub.Scheme, Host: dj.Pub.Host,
+		SignatureVersion: dj.SignatureVersion, Scheme: dj.Pub.Scheme, Host: dj.Pub.Host, DisplayName: dj.DisplayName,
 	}
 	// Only a delivery policy can change the content type; most
 	// subscriptions have none, and parsing one per delivery is costly.
@@ -156,6 +156,10 @@ func (s *Service) deliver(ctx context.Context, dj *deliveryJob, sub jobSub) erro
 		}
 		account, name, _ := strings.Cut(sub.Endpoint, "/")
 		err = s.cfg.Rollups.IngestNotification(ctx, account, name, n.Message)
+	case ProtocolEmail, ProtocolEmailJSON:
+		return s.deliverEmail(ctx, t, n)
+	case ProtocolSMS:
+		return s.deliverSMS(ctx, dj, sub, n)
 	default:
 		err = errors.New("unknown protocol " + sub.Protocol)
 	}
@@ -277,6 +281,9 @@ func (s *Service) settle(ctx context.Context, dj *deliveryJob, sub jobSub) error
 			p = DefaultDeliveryPolicy()
 		}
 		policy = p
+	}
+	if notifyProtocol(sub.Protocol) {
+		policy = s.cfg.NotifyRetry
 	}
 	next := dj.Attempt + 1
 	if next > policy.Retries() {

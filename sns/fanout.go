@@ -36,6 +36,7 @@ type deliveryJob struct {
 	Pub              publishJob  `json:"pub"`
 	TopicPolicy      string      `json:"tpol,omitempty"` // the topic's DeliveryPolicy
 	SignatureVersion string      `json:"sigv,omitempty"`
+	DisplayName      string      `json:"dn,omitempty"` // the topic's, for email subscriptions
 	Subs             []jobSub    `json:"subs"`
 	Attempt          int         `json:"attempt,omitempty"` // failed attempts so far
 	Paced            bool        `json:"paced,omitempty"`   // its turn under the throttle policy has come (throttle.go)
@@ -289,7 +290,7 @@ func (s *Service) fanOut(ctx context.Context, j job) bool {
 		chunk := s.selectSubs(p, subs)
 		if len(chunk) > 0 {
 			body, err := json.Marshal(deliveryJob{Pub: *p, TopicPolicy: t.Attributes[AttrDeliveryPolicy],
-				SignatureVersion: t.Attributes[AttrSignatureVersion], Subs: chunk})
+				SignatureVersion: t.Attributes[AttrSignatureVersion], DisplayName: t.Attributes[AttrDisplayName], Subs: chunk})
 			var sealed string
 			if err == nil {
 				sealed, err = s.seal(ctx, body)

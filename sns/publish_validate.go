@@ -127,7 +127,7 @@ func validateAttribute(name string, v MessageAttributeValue) *Error {
 		}
 	}
 	lower := strings.ToLower(name)
-	if strings.HasPrefix(lower, "aws.") || strings.HasPrefix(lower, "amazon.") {
+	if (strings.HasPrefix(lower, "aws.") || strings.HasPrefix(lower, "amazon.")) && !smsMessageAttrs[name] {
 		return bad("The message attribute name '%s' is reserved.", name)
 	}
 	base := attributeBaseType(v.DataType)

@@ -55,6 +55,11 @@ type Config struct {
 	Paths            PathPutter       // nil: path subscriptions are refused
 	Rollups          RollupIngester   // nil: rollup subscriptions are refused
 	Envelope         Enveloper        // nil: DefaultEnvelope (unsigned)
+	Mail             Mailer           // nil: email and email-json subscriptions are refused
+	SMS              SMSSender        // nil: sms subscriptions and Publish to a PhoneNumber are refused
+	// NotifyRetry is how failed email and SMS deliveries are retried
+	// (nil: AWS's policy for them, 50 retries over about 6 hours).
+	NotifyRetry RetryPolicy
 }
 
 func (c Config) withDefaults() Config {
@@ -112,6 +117,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Envelope == nil {
 		c.Envelope = DefaultEnvelope
+	}
+	if c.NotifyRetry == nil {
+		c.NotifyRetry = customerManagedRetry
 	}
 	return c
 }

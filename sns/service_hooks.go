@@ -52,6 +52,9 @@ type Target struct {
 	// Scheme and Host are those the publisher (or subscriber) used;
 	// SubscribeURL, UnsubscribeURL and SigningCertURL are built from them.
 	Scheme, Host string
+	// DisplayName is the topic's DisplayName: the sender's name of the
+	// emails of email and email-json subscriptions.
+	DisplayName string
 }
 
 // PublicURL is <scheme>://<host> of the request that led to this delivery.
@@ -98,3 +101,50 @@ type PathPutter interface {
 // not raw, to SQS queues and dead-letter queues (the same as the body of an
 // HTTP delivery, signature included).
 type Enveloper func(t Target, n Notification) (string, error)
+
+// Mail is one email to an email or email-json subscriber: the Service
+// writes its subject and text body; a Mailer sends it from its configured
+// address, under FromName (the topic's DisplayName, if any).
+type Mail struct {
+	To       string
+	FromName string
+	Subject  string
+	Body     string
+}
+
+// Mailer sends mail (snsmail sends it over SMTP). One attempt per call; the
+// Service schedules retries. An error wrapped with Permanent (a recipient
+// the relay refuses for good) is not retried.
+type Mailer interface {
+	SendMail(ctx context.Context, m Mail) error
+}
+
+// SMS is one text message to a phone number, as Herald posts it to the SMS
+// webhook (docs/sns.md describes the JSON document). TopicARN and
+// SubscriptionARN are empty for a Publish to a PhoneNumber.
+type SMS struct {
+	MessageID         string `json:"messageId"`
+	PhoneNumber       string `json:"phoneNumber"`
+	Message           string `json:"message"`
+	SenderID          string `json:"senderId,omitempty"`
+	SMSType           string `json:"smsType"`
+	MaxPrice          string `json:"maxPrice,omitempty"`
+	OriginationNumber string `json:"originationNumber,omitempty"`
+	Account           string `json:"accountId"`
+	TopicARN          string `json:"topicArn,omitempty"`
+	SubscriptionARN   string `json:"subscriptionArn,omitempty"`
+	Timestamp         string `json:"timestamp"`
+}
+
+// SMSSender hands text messages to an SMS gateway (snssms posts them to a
+// webhook). One attempt per call; the Service schedules retries, except
+// after an error wrapped with Permanent. optedOut reports that the gateway
+// answered that the recipient opted out: the Service then records the
+// number as opted out of the account's messages.
+type SMSSender interface {
+	SendSMS(ctx context.Context, m SMS) (optedOut bool, err error)
+}
+
+// Permanent marks err as a failure that retrying cannot fix, for Mailer
+// and SMSSender implementations.
+func Permanent(err error) error { return permanentError{err} }

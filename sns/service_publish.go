@@ -61,8 +61,10 @@ func queueError(err error) *Error {
 func (s *Service) Publish(ctx context.Context, c Caller, in PublishInput) (PublishOutput, error) {
 	arn := in.TopicARN
 	switch {
+	case in.PhoneNumber != "" && (arn != "" || in.TargetARN != ""):
+		return PublishOutput{}, ErrInvalidParameter("TopicArn or TargetArn Reason: Only one of TopicArn, TargetArn or PhoneNumber may be given")
 	case in.PhoneNumber != "":
-		return PublishOutput{}, ErrInvalidParameter("PhoneNumber Reason: SMS is not supported")
+		return s.publishSMS(ctx, c, in)
 	case arn != "" && in.TargetARN != "":
 		return PublishOutput{}, ErrInvalidParameter("TopicArn or TargetArn Reason: Only one of TopicArn, TargetArn or PhoneNumber may be given")
 	case arn == "":

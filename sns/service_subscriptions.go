@@ -64,6 +64,20 @@ func (s *Service) checkEndpoint(protocol, endpoint string, fifo bool) *Error {
 		if _, name, ok := strings.Cut(endpoint, "/"); !ok || name == "" || strings.Contains(name, "/") {
 			return ErrInvalidParameter("Endpoint: a rollup's name")
 		}
+	case ProtocolEmail, ProtocolEmailJSON:
+		if s.cfg.Mail == nil || fifo {
+			return unsupported()
+		}
+		if !validEmailAddress(endpoint) {
+			return ErrInvalidParameter("Email address")
+		}
+	case ProtocolSMS:
+		if s.cfg.SMS == nil || fifo {
+			return unsupported()
+		}
+		if !ValidPhoneNumber(endpoint) {
+			return NewError(CodeInvalidParameter, "Invalid SMS endpoint: %s", herald.Clip(endpoint))
+		}
 	default:
 		return unsupported()
 	}
@@ -105,6 +119,12 @@ func (s *Service) Subscribe(ctx context.Context, c Caller, in SubscribeInput) (s
 			in.Endpoint = c.Account + "/" + in.Endpoint
 		case account != c.Account || name == "":
 			return "", ErrInvalidParameter("Endpoint: a rollup of your own account")
+		}
+	}
+	if in.Protocol == ProtocolSMS {
+		// "+1 (555) 555-0100" subscribes +15555550100.
+		if number, ok := NormalizePhoneNumber(in.Endpoint); ok {
+			in.Endpoint = number
 		}
 	}
 	if e := s.checkEndpoint(in.Protocol, in.Endpoint, topicFIFO(t)); e != nil {
@@ -153,7 +173,7 @@ func (s *Service) Subscribe(ctx context.Context, c Caller, in SubscribeInput) (s
 		Protocol: in.Protocol, Endpoint: in.Endpoint, Attributes: attrs, CreatedAt: s.now(),
 	}
 	switch in.Protocol {
-	case ProtocolHTTP, ProtocolHTTPS:
+	case ProtocolHTTP, ProtocolHTTPS, ProtocolEmail, ProtocolEmailJSON:
 		sub.Pending = true
 	case ProtocolSQS:
 		// A queue of the topic's account, or one whose owner subscribes it
@@ -196,6 +216,7 @@ func (s *Service) enqueueConfirmation(ctx context.Context, t *Topic, sub *Subscr
 		Target: Target{
 			SubscriptionARN: s.subscriptionARN(sub), TopicARN: topicARN, Protocol: sub.Protocol, Endpoint: sub.Endpoint,
 			SignatureVersion: t.Attributes[AttrSignatureVersion], Scheme: c.Scheme, Host: c.Host,
+			DisplayName: t.Attributes[AttrDisplayName],
 		},
 		Confirmation: Confirmation{
 			MessageID: uuid.NewString(), TopicARN: topicARN, Token: sub.Token,
@@ -243,6 +264,9 @@ func (s *Service) sendConfirmation(ctx context.Context, t Target, c Confirmation
 			return err
 		}
 		return s.sendToQueue(ctx, t.TopicARN, t.Endpoint, body, "", "")
+	}
+	if t.Protocol == ProtocolEmail || t.Protocol == ProtocolEmailJSON {
+		return s.sendEmailConfirmation(ctx, t, c)
 	}
 	return s.cfg.HTTP.SendConfirmation(ctx, t, c)
 }

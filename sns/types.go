@@ -26,8 +26,8 @@ type Subscription struct {
 	TopicAccount string
 	TopicName    string
 	Owner        string            // account that subscribed
-	Protocol     string            // "http", "https", "sqs", "path", "rollup"
-	Endpoint     string            // URL, queue ARN or cache path
+	Protocol     string            // "http", "https", "sqs", "path", "rollup", "email", "email-json", "sms"
+	Endpoint     string            // URL, queue ARN, cache path, email address or phone number
 	Attributes   map[string]string // RawMessageDelivery, FilterPolicy, FilterPolicyScope, DeliveryPolicy, RedrivePolicy, ...
 	// Pending is true until an http/https subscription is confirmed; Token
 	// is the confirmation token sent to the endpoint.
@@ -46,4 +46,11 @@ const (
 	// rollup of the subscriber's account (docs/rollups.md). Its endpoint is
 	// "ACCOUNT/NAME"; Subscribe accepts the rollup's name alone.
 	ProtocolRollup = "rollup"
+	// ProtocolEmail and ProtocolEmailJSON mail notifications over SMTP
+	// (Config.Mail): the message as text, or its JSON envelope.
+	ProtocolEmail     = "email"
+	ProtocolEmailJSON = "email-json"
+	// ProtocolSMS sends notifications to a phone number through the SMS
+	// webhook (Config.SMS).
+	ProtocolSMS = "sms"
 )
