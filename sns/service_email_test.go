@@ -211,7 +211,9 @@ func TestEmailDeliveryRetries(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			mailer := newFakeMailer()
 			mailer.permanent = tc.permanent
-			e := newEnv(t, withMailer(mailer), func(c *sns.Config) { c.NotifyRetry = sns.DeliveryPolicy{NumRetries: 5, MinDelayTarget: 1, MaxDelayTarget: 1} })
+			e := newEnv(t, withMailer(mailer), func(c *sns.Config) {
+				c.NotifyRetry = sns.DeliveryPolicy{NumRetries: 5, MinDelayTarget: 1, MaxDelayTarget: 1}
+			})
 			run(t, e.svc)
 			topic := e.createTopic(t, "retries", nil)
 			_, err := e.svc.Subscribe(e.ctx, caller, sns.SubscribeInput{TopicARN: topic, Protocol: sns.ProtocolEmail, Endpoint: "ops@example.com"})

@@ -122,7 +122,9 @@ func equalMaps(a, b map[string]string) bool {
 func TestSMSActionsAreTheAccountsOwn(t *testing.T) {
 	e := newEnv(t, withSMS(&fakeSMS{}))
 	calls := map[string]func(c sns.Caller) error{
-		"SetSMSAttributes": func(c sns.Caller) error { return e.svc.SetSMSAttributes(e.ctx, c, map[string]string{"DefaultSMSType": "Promotional"}) },
+		"SetSMSAttributes": func(c sns.Caller) error {
+			return e.svc.SetSMSAttributes(e.ctx, c, map[string]string{"DefaultSMSType": "Promotional"})
+		},
 		"GetSMSAttributes": func(c sns.Caller) error { _, err := e.svc.GetSMSAttributes(e.ctx, c, nil); return err },
 		"CheckIfPhoneNumberIsOptedOut": func(c sns.Caller) error {
 			_, err := e.svc.CheckIfPhoneNumberIsOptedOut(e.ctx, c, "+15555550100")
