@@ -13,7 +13,6 @@ import (
 // recognises them by Code.
 const (
 	CodeSerialization          = "SerializationException"
-	CodeMissingAction          = "MissingAction"
 	CodeMalformedQueryString   = "MalformedQueryString"
 	CodeRequestEntityTooLarge  = "RequestEntityTooLarge"
 	CodeUnsupportedContentType = "UnsupportedMediaType"
@@ -33,8 +32,12 @@ func errSerialization(format string, args ...any) *sqs.Error {
 	return e
 }
 
+// errMissingAction answers a Query request without an Action as AWS
+// does: 404 UnknownOperationException, the request naming no operation.
 func errMissingAction() *sqs.Error {
-	return sqs.NewError(CodeMissingAction, "The request must contain the parameter Action.")
+	e := sqs.NewError(sqs.CodeUnknownOperation, "The request must contain the parameter Action.")
+	e.Status, e.QueryCode = http.StatusNotFound, sqs.CodeUnknownOperation
+	return e
 }
 
 func errMalformedQuery(cause error) *sqs.Error {

@@ -432,7 +432,7 @@ func TestQueryErrors(t *testing.T) {
 			status: 503, fault: "Receiver", code: "ServiceUnavailable"},
 		{name: "unknown action", form: form("Action", "FlyToTheMoon<>"), status: 400, fault: "Sender", code: "InvalidAction",
 			message: "The action or operation requested is invalid: FlyToTheMoon<>"},
-		{name: "missing action", form: form("QueueUrl", testQueue), status: 400, fault: "Sender", code: "MissingAction"},
+		{name: "missing action", form: form("QueueUrl", testQueue), status: 404, fault: "Sender", code: "UnknownOperationException"},
 		{name: "repeated parameter", rawBody: "Action=PurgeQueue&QueueUrl=a&QueueUrl=b", status: 400, fault: "Sender", code: "MalformedQueryString"},
 		{name: "malformed form", rawBody: "Action=PurgeQueue&QueueUrl=%zz", status: 400, fault: "Sender", code: "MalformedQueryString"},
 		{name: "bad integer", form: form("Action", "ListQueues", "MaxResults", "ten"), status: 400, fault: "Sender", code: "InvalidParameterValue"},

@@ -118,7 +118,8 @@ func clientGone(c *Call) bool {
 
 // callerOf is c as the SQS service sees its caller.
 func callerOf(c *Call) sqs.Caller {
-	return sqs.Caller{Account: c.Account, Region: c.region(), SenderID: c.SenderID, Scheme: c.Scheme, Host: c.Host}
+	return sqs.Caller{Account: c.Account, Region: c.region(), SenderID: c.SenderID, Scheme: c.Scheme, Host: c.Host,
+		TraceHeader: c.Request.Header.Get("X-Amzn-Trace-Id")}
 }
 
 // pathQueueURL is the queue URL a request addresses by its path, as when

@@ -90,6 +90,13 @@ func TestSQSErrorShapesAsAWS(t *testing.T) {
 		}
 	})
 
+	t.Run("query without an action", func(t *testing.T) {
+		status, xml := queryCall(t, q, url.Values{"MessageBody": {"m"}})
+		if status != 404 || !strings.Contains(xml, "<Code>UnknownOperationException</Code>") {
+			t.Fatalf("Query request to a queue URL without Action: %d %s, want 404 UnknownOperationException", status, xml)
+		}
+	})
+
 	t.Run("the Go SDK maps codes and typed errors", func(t *testing.T) {
 		_, err := c.GetQueueUrl(ctx, &sqs.GetQueueUrlInput{QueueName: aws.String("no-such-queue-" + uniqueWord(t))})
 		var missing *types.QueueDoesNotExist

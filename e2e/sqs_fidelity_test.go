@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"errors"
+	"net/http"
 	"net/url"
 	"slices"
 	"sort"
@@ -217,4 +218,32 @@ func TestSQSValidationAsAWS(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestSQSTraceHeaderBecomesAWSTraceHeader: the X-Amzn-Trace-Id header of a
+// SendMessage becomes the message's AWSTraceHeader system attribute, as on
+// AWS. Both engines.
+func TestSQSTraceHeaderBecomesAWSTraceHeader(t *testing.T) {
+	eachQueueEngine(t, func(t *testing.T, e engine) {
+		s := e.start(t, "")
+		c := sqsClient(s)
+		q := newQueue(t, c, "", nil)
+		const trace = "Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1"
+		req, _ := http.NewRequest(http.MethodPost, s.URL+"/", strings.NewReader(`{"QueueUrl":"`+q+`","MessageBody":"traced"}`))
+		req.Header.Set("Content-Type", "application/x-amz-json-1.0")
+		req.Header.Set("X-Amz-Target", "AmazonSQS.SendMessage")
+		req.Header.Set("X-Amzn-Trace-Id", trace)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Fatalf("SendMessage: %d", resp.StatusCode)
+		}
+		got := receiveN(t, c, q, 1, 10*time.Second, 30)
+		if len(got) != 1 || got[0].Attributes["AWSTraceHeader"] != trace {
+			t.Fatalf("received %+v, want AWSTraceHeader %s", got, trace)
+		}
+	})
 }

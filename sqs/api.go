@@ -14,11 +14,14 @@ import (
 // action against it (authorize.go). Only [InternalCaller] makes a Caller
 // that may act on Herald's internal accounts.
 type Caller struct {
-	Account  string // the account the request acts in (from its access key, or the default)
-	Region   string // the region of its signature's credential scope; "" for the home region
-	SenderID string // SenderId system attribute: the access key id, or the account
-	Scheme   string // "http" or "https"
-	Host     string // the request's Host header
+	Account string // the account the request acts in (from its access key, or the default)
+	Region  string // the region of its signature's credential scope; "" for the home region
+	// TraceHeader is the request's X-Amzn-Trace-Id, which a sent message
+	// without an AWSTraceHeader system attribute takes as that attribute.
+	TraceHeader string
+	SenderID    string // SenderId system attribute: the access key id, or the account
+	Scheme      string // "http" or "https"
+	Host        string // the request's Host header
 
 	// Service, when set, is a service principal acting for a resource of
 	// Account, e.g. "sns.amazonaws.com" delivering topic SourceARN's

@@ -2,6 +2,7 @@ package sqs_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/heraldmq/herald/sqs"
@@ -182,8 +183,26 @@ func TestAddPermissionIsEnforced(t *testing.T) {
 	}
 	wantCode(t, send(), sqs.CodeAccessDenied)
 	wantCode(t, e.svc.AddPermission(e.ctx, caller, sqs.AddPermissionInput{QueueURL: url, Label: "p1", AWSAccountIDs: []string{other.Account}, Actions: []string{"SendMessage"}}), "")
+	// Written as AWS writes it: version 2008-10-17, members in AWS's order,
+	// a single principal and action as strings.
+	attrs, err := e.svc.GetQueueAttributes(e.ctx, caller, sqs.GetQueueAttributesInput{QueueURL: url, AttributeNames: []string{"Policy"}})
+	wantCode(t, err, "")
+	arn := "arn:aws:sqs:us-east-1:" + account + ":perm"
+	want := `{"Version":"2008-10-17","Id":"` + arn + `/SQSDefaultPolicy","Statement":[{"Sid":"p1","Effect":"Allow","Principal":{"AWS":"arn:aws:iam::` +
+		other.Account + `:root"},"Action":"SQS:SendMessage","Resource":"` + arn + `"}]}`
+	if attrs["Policy"] != want {
+		t.Errorf("Policy after AddPermission:\n got %s\nwant %s", attrs["Policy"], want)
+	}
+	wantCode(t, e.svc.AddPermission(e.ctx, caller, sqs.AddPermissionInput{QueueURL: url, Label: "p2", AWSAccountIDs: []string{other.Account, "333333333333"},
+		Actions: []string{"ReceiveMessage", "DeleteMessage"}}), "")
+	attrs, err = e.svc.GetQueueAttributes(e.ctx, caller, sqs.GetQueueAttributesInput{QueueURL: url, AttributeNames: []string{"Policy"}})
+	wantCode(t, err, "")
+	if !strings.Contains(attrs["Policy"], `"Principal":{"AWS":["arn:aws:iam::`+other.Account+`:root","arn:aws:iam::333333333333:root"]},"Action":["SQS:ReceiveMessage","SQS:DeleteMessage"]`) {
+		t.Errorf("several principals and actions are not arrays: %s", attrs["Policy"])
+	}
 	wantCode(t, send(), "")
-	_, err := e.svc.ReceiveMessage(e.ctx, other, sqs.ReceiveMessageInput{QueueURL: url, WaitTimeSeconds: ptr(0)})
+	wantCode(t, e.svc.RemovePermission(e.ctx, caller, sqs.RemovePermissionInput{QueueURL: url, Label: "p2"}), "")
+	_, err = e.svc.ReceiveMessage(e.ctx, other, sqs.ReceiveMessageInput{QueueURL: url, WaitTimeSeconds: ptr(0)})
 	wantCode(t, err, sqs.CodeAccessDenied)
 	wantCode(t, e.svc.RemovePermission(e.ctx, caller, sqs.RemovePermissionInput{QueueURL: url, Label: "p1"}), "")
 	wantCode(t, send(), sqs.CodeAccessDenied)

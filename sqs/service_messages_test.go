@@ -369,3 +369,37 @@ func TestBatches(t *testing.T) {
 	_, err = e.svc.DeleteMessageBatch(e.ctx, caller, sqs.DeleteMessageBatchInput{QueueURL: url})
 	wantCode(t, err, sqs.CodeEmptyBatchRequest)
 }
+
+// TestTraceHeaderBecomesAWSTraceHeader: as on AWS, a message sent without
+// an AWSTraceHeader system attribute takes the request's X-Amzn-Trace-Id;
+// its own attribute wins; a header that could not be an attribute value is
+// left out, and the send succeeds.
+func TestTraceHeaderBecomesAWSTraceHeader(t *testing.T) {
+	e := newEnv(t)
+	url := e.createQueue(t, "trace", nil)
+	own := map[string]sqs.MessageAttributeValue{"AWSTraceHeader": {DataType: "String", StringValue: "Root=own"}}
+	for _, tc := range []struct {
+		name, header string
+		sys          map[string]sqs.MessageAttributeValue
+		want         string // "" for no attribute
+	}{
+		{"header", "Root=1-5759e988-bd862e3fe1be46a994272793;Sampled=1", nil, "Root=1-5759e988-bd862e3fe1be46a994272793;Sampled=1"},
+		{"own attribute wins", "Root=header", own, "Root=own"},
+		{"no header", "", nil, ""},
+		{"bad characters", "Root=\x01", nil, ""},
+		{"too long", strings.Repeat("x", 1025), nil, ""},
+	} {
+		c := caller
+		c.TraceHeader = tc.header
+		_, err := e.svc.SendMessage(e.ctx, c, sqs.SendMessageInput{QueueURL: url, MessageBody: tc.name, MessageSystemAttributes: tc.sys})
+		wantCode(t, err, "")
+		got := e.receive(t, url, 1, nil)
+		if len(got) != 1 || got[0].Body != tc.name {
+			t.Fatalf("%s: received %v", tc.name, bodies(got))
+		}
+		if v := got[0].Attributes["AWSTraceHeader"]; v != tc.want {
+			t.Errorf("%s: AWSTraceHeader %q, want %q", tc.name, v, tc.want)
+		}
+		e.deleteMessage(t, url, got[0].ReceiptHandle)
+	}
+}

@@ -29,7 +29,9 @@ type policyDocument struct {
 func parsePolicy(policy, queueARN string) (*policyDocument, error) {
 	doc := &policyDocument{fields: map[string]json.RawMessage{}}
 	if policy == "" {
-		doc.fields["Version"] = json.RawMessage(`"2012-10-17"`)
+		// AWS writes the policy AddPermission starts in its oldest
+		// version of the policy language.
+		doc.fields["Version"] = json.RawMessage(`"2008-10-17"`)
 		id, _ := json.Marshal(queueARN + "/SQSDefaultPolicy")
 		doc.fields["Id"] = id
 		return doc, nil
@@ -57,15 +59,54 @@ func (d *policyDocument) hasSid(label string) bool {
 	return slices.ContainsFunc(d.statements, func(s json.RawMessage) bool { return sid(s) == label })
 }
 
-// render writes the policy back; "" when no statement is left.
+// render writes the policy back; "" when no statement is left. Members
+// come in AWS's order (Version, Id, Statement), any others after them by
+// name, so that a policy AddPermission wrote reads as AWS's does.
 func (d *policyDocument) render() string {
 	if len(d.statements) == 0 {
 		return ""
 	}
 	stmts, _ := json.Marshal(d.statements)
 	d.fields["Statement"] = stmts
-	out, _ := marshalNoEscape(d.fields)
-	return out
+	names := make([]string, 0, len(d.fields))
+	for n := range d.fields {
+		names = append(names, n)
+	}
+	rank := func(n string) int {
+		if i := slices.Index([]string{"Version", "Id", "Statement"}, n); i >= 0 {
+			return i
+		}
+		return 3
+	}
+	slices.SortFunc(names, func(a, b string) int {
+		if ra, rb := rank(a), rank(b); ra != rb {
+			return ra - rb
+		}
+		return strings.Compare(a, b)
+	})
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, n := range names {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		key, _ := json.Marshal(n)
+		b.Write(key)
+		b.WriteByte(':')
+		b.Write(d.fields[n])
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+// permissionStatement is a statement AddPermission writes, its members in
+// AWS's order.
+type permissionStatement struct {
+	Sid       string         `json:"Sid"`
+	Effect    string         `json:"Effect"`
+	Principal map[string]any `json:"Principal"`
+	Action    any            `json:"Action"`
+	Resource  string         `json:"Resource"`
 }
 
 // oneOrMany renders a list as AWS does in generated policies: a single
@@ -116,12 +157,12 @@ func (s *Service) AddPermission(ctx context.Context, c Caller, in AddPermissionI
 	if doc.hasSid(in.Label) {
 		return invalidParameter("Label", in.Label, "Already exists.")
 	}
-	stmt, _ := marshalNoEscape(map[string]any{
-		"Sid":       in.Label,
-		"Effect":    "Allow",
-		"Principal": map[string]any{"AWS": oneOrMany(principals)},
-		"Action":    oneOrMany(actions),
-		"Resource":  arn,
+	stmt, _ := marshalNoEscape(permissionStatement{
+		Sid:       in.Label,
+		Effect:    "Allow",
+		Principal: map[string]any{"AWS": oneOrMany(principals)},
+		Action:    oneOrMany(actions),
+		Resource:  arn,
 	})
 	doc.statements = append(doc.statements, json.RawMessage(stmt))
 	next := cloneQueue(q)

@@ -150,6 +150,7 @@ func (s *Service) newMessage(c Caller, q *Queue, o outgoing) (*Message, error) {
 	if err := validateSystemAttributes(o.sysAttrs); err != nil {
 		return nil, err
 	}
+	o.sysAttrs = withTraceHeader(o.sysAttrs, c.TraceHeader)
 	if err := CheckMessageSize(MessageSize(o.body, o.attrs), q.Attributes.MaximumMessageSize); err != nil {
 		return nil, err
 	}
@@ -200,6 +201,27 @@ func (s *Service) newMessage(c Caller, q *Queue, o outgoing) (*Message, error) {
 
 // traceHeader is the only message system attribute SQS accepts.
 const traceHeader = "AWSTraceHeader"
+
+// maxTraceHeaderLen bounds the X-Amzn-Trace-Id header taken as a
+// message's AWSTraceHeader (X-Ray's headers are about 100 bytes).
+const maxTraceHeaderLen = 1024
+
+// withTraceHeader returns attrs with AWSTraceHeader set to header, the
+// request's X-Amzn-Trace-Id, as AWS sets it, unless the message carries
+// its own or the header is empty, too long or not of the allowed
+// characters (a bad header is transport metadata, not a bad message: it
+// is left out, not refused). attrs itself is not changed.
+func withTraceHeader(attrs map[string]MessageAttributeValue, header string) map[string]MessageAttributeValue {
+	if _, ok := attrs[traceHeader]; ok || header == "" || len(header) > maxTraceHeaderLen || firstInvalid(header) >= 0 {
+		return attrs
+	}
+	out := make(map[string]MessageAttributeValue, len(attrs)+1)
+	for k, v := range attrs {
+		out[k] = v
+	}
+	out[traceHeader] = MessageAttributeValue{DataType: DataTypeString, StringValue: header}
+	return out
+}
 
 func validateSystemAttributes(attrs map[string]MessageAttributeValue) error {
 	for name, a := range attrs {
