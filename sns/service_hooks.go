@@ -2,6 +2,7 @@ package sns
 
 import (
 	"context"
+	"errors"
 	"time"
 )
 
@@ -148,3 +149,9 @@ type SMSSender interface {
 // Permanent marks err as a failure that retrying cannot fix, for Mailer
 // and SMSSender implementations.
 func Permanent(err error) error { return permanentError{err} }
+
+// IsPermanent reports whether err was marked with Permanent.
+func IsPermanent(err error) bool {
+	var pe permanentError
+	return errors.As(err, &pe)
+}
