@@ -25,6 +25,7 @@ type serveConfig struct {
 	listen      string
 	store       storeConfig
 	aws         awsConfig
+	notify      snsNotifyConfig
 	amqp        amqpConfig
 	ws          wsConfig
 	auth        authConfig
@@ -39,6 +40,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&cfg.listen, "listen", "127.0.0.1:4566", "address to serve HTTP on (host:port; port 0 picks a free one)")
 	cfg.store.register(fs)
 	cfg.aws.register(fs)
+	cfg.notify.register(fs)
 	cfg.amqp.register(fs)
 	cfg.ws.register(fs)
 	cfg.auth.register(fs)
@@ -137,7 +139,7 @@ func serve(ctx context.Context, cfg serveConfig, stderr io.Writer) error {
 	defer queues.closer()
 	rollups := openRollups(db, svc, events, queues, cfg.aws.account, requireIdentity, log)
 	serveRollups(handler, rollups, m.Registry)
-	topics, err := openTopics(db, svc, cfg.auth.grants.topicGrants(requireIdentity), queues, rollups, cfg.aws, cfg.store.dataDir, log)
+	topics, err := openTopics(db, svc, cfg.auth.grants.topicGrants(requireIdentity), queues, rollups, cfg.aws, cfg.notify, cfg.store.dataDir, log)
 	if err != nil {
 		return err
 	}

@@ -36,7 +36,7 @@ type topicService struct {
 // from --sns-signing-key-file/--sns-signing-cert-file, or with one Herald
 // creates and keeps in the data directory (every node of a cluster must
 // share one: configure the files there).
-func openTopics(db cache.Store, cacheSvc *cache.Service, grants func(account string) access.Grants, queues *queueService, rollups *rollup.Service, cfg awsConfig, dataDir string, log *slog.Logger) (*topicService, error) {
+func openTopics(db cache.Store, cacheSvc *cache.Service, grants func(account string) access.Grants, queues *queueService, rollups *rollup.Service, cfg awsConfig, notify snsNotifyConfig, dataDir string, log *slog.Logger) (*topicService, error) {
 	var store sns.Store
 	switch st := db.(type) {
 	case *pebblestore.DB:
@@ -54,6 +54,10 @@ func openTopics(db cache.Store, cacheSvc *cache.Service, grants func(account str
 	if err != nil {
 		return nil, err
 	}
+	mailer, sms, err := notify.senders()
+	if err != nil {
+		return nil, err
+	}
 	var ingester sns.RollupIngester // nil unless there are rollups (a nil *rollup.Service is not)
 	if rollups != nil {
 		ingester = rollups
@@ -63,6 +67,8 @@ func openTopics(db cache.Store, cacheSvc *cache.Service, grants func(account str
 		HTTP:     httpDeliverer{d},
 		Paths:    cachePaths{cacheSvc, grants},
 		Envelope: signedEnvelope(d),
+		Mail:     mailer,
+		SMS:      sms,
 		// A job a dead node held comes back after its visibility timeout;
 		// workers extend it while they are busy, so it can be short.
 		PublishVisibility:  15 * time.Second,
