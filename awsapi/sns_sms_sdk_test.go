@@ -90,7 +90,9 @@ func smsSDKCases() []snsSDKCase {
 				return c.CheckIfPhoneNumberIsOptedOut(ctx, &snssdk.CheckIfPhoneNumberIsOptedOutInput{PhoneNumber: phone})
 			},
 			input: "+15555550100",
-			check: func(t *testing.T, out any) { equal(t, out.(*snssdk.CheckIfPhoneNumberIsOptedOutOutput).IsOptedOut, true) },
+			check: func(t *testing.T, out any) {
+				equal(t, out.(*snssdk.CheckIfPhoneNumberIsOptedOutOutput).IsOptedOut, true)
+			},
 		},
 		{
 			action: "ListPhoneNumbersOptedOut",
