@@ -188,3 +188,39 @@ def test_data_protection_policy(sns):
     assert error_of(sns.put_data_protection_policy, ResourceArn=topic, DataProtectionPolicy="[1]") == (
         "InvalidParameter", "Invalid parameter: DataProtectionPolicy Reason: the policy is not a valid JSON document")
     assert error_of(sns.get_data_protection_policy, ResourceArn=topic + "-missing") == ("NotFound", "Topic does not exist")
+
+
+def test_sms_api_is_stored_per_account(sns):
+    sns.set_sms_attributes(attributes={"DefaultSMSType": "Transactional", "DefaultSenderID": "Herald"})
+    got = sns.get_sms_attributes(attributes=["DefaultSMSType"])["attributes"]
+    assert got == {"DefaultSMSType": "Transactional"}
+    with pytest.raises(ClientError) as e:
+        sns.set_sms_attributes(attributes={"DefaultSMSType": "Urgent"})
+    assert e.value.response["Error"]["Code"] == "InvalidParameter"
+    assert sns.check_if_phone_number_is_opted_out(phoneNumber="+15555550142")["isOptedOut"] is False
+    assert "phoneNumbers" in sns.list_phone_numbers_opted_out()
+    sns.opt_in_phone_number(phoneNumber="+15555550142")
+    assert sns.get_sms_sandbox_account_status()["IsInSandbox"] is False
+    phone = "+1555555" + str(uuid.uuid4().int % 10000).zfill(4)
+    sns.create_sms_sandbox_phone_number(PhoneNumber=phone, LanguageCode="en-GB")
+    numbers = sns.list_sms_sandbox_phone_numbers()["PhoneNumbers"]
+    assert {"PhoneNumber": phone, "Status": "Pending"} in numbers
+    with pytest.raises(ClientError) as e:
+        sns.verify_sms_sandbox_phone_number(PhoneNumber=phone, OneTimePassword="00000000")
+    assert e.value.response["Error"]["Code"] == "VerificationException"
+    sns.delete_sms_sandbox_phone_number(PhoneNumber=phone)
+    with pytest.raises(ClientError) as e:
+        sns.delete_sms_sandbox_phone_number(PhoneNumber=phone)
+    assert e.value.response["Error"]["Code"] == "ResourceNotFound"
+
+
+def test_email_and_sms_need_their_flags(sns):
+    topic = sns.create_topic(Name="boto3-" + uuid.uuid4().hex[:12])["TopicArn"]
+    for protocol, endpoint in [("email", "ops@example.com"), ("email-json", "ops@example.com"), ("sms", "+15555550100")]:
+        with pytest.raises(ClientError) as e:
+            sns.subscribe(TopicArn=topic, Protocol=protocol, Endpoint=endpoint)
+        assert e.value.response["Error"]["Message"] == \
+            "Invalid parameter: Amazon SNS does not support this protocol string: " + protocol
+    with pytest.raises(ClientError) as e:
+        sns.publish(PhoneNumber="+15555550100", Message="hi")
+    assert e.value.response["Error"]["Code"] == "InvalidParameter"
