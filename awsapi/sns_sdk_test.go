@@ -337,7 +337,7 @@ func TestSNSSDKEveryAction(t *testing.T) {
 				t.Fatalf("last API call = %+v, want %s", got, tc.action)
 			}
 			equal(t, got.Input, tc.input)
-			equal(t, got.Caller, sns.Caller{Account: DefaultAccount, SenderID: DefaultAccount, Scheme: "http", Host: host})
+			equal(t, got.Caller, sns.Caller{Account: DefaultAccount, Region: "us-east-1", SenderID: DefaultAccount, Scheme: "http", Host: host})
 			if tc.check != nil {
 				tc.check(t, out)
 			}
@@ -412,7 +412,7 @@ func TestSNSSDKAuthentication(t *testing.T) {
 		t.Fatalf("Publish with the right secret: %v", err)
 	}
 	got, _ := fake.last()
-	equal(t, got.Caller, sns.Caller{Account: "123456789012", SenderID: testKeyID, Scheme: "http", Host: host})
+	equal(t, got.Caller, sns.Caller{Account: "123456789012", Region: "us-east-1", SenderID: testKeyID, Scheme: "http", Host: host})
 
 	calls := fake.count()
 	for _, secret := range []string{"wrong"} {

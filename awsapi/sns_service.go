@@ -65,7 +65,7 @@ func (s *SNSService) ServeQuery(w http.ResponseWriter, c *Call) {
 			"Could not find operation %s for version 2010-03-31", herald.Clip(c.Action)))
 		return
 	}
-	caller := sns.Caller{Account: c.Account, SenderID: c.SenderID, Scheme: c.Scheme, Host: c.Host}
+	caller := callerOf(c)
 	result, err := act(c.Request.Context(), s.api, caller, &snsParams{form: c.Form})
 	if err != nil {
 		s.WriteQueryError(w, c, err)

@@ -95,14 +95,14 @@ func (s *Service) authorizeTopic(c Caller, action, account, arn string, t *Topic
 // lookupTopic finds the topic named by arn (param names the parameter in
 // errors) and authorizes c's action on it.
 func (s *Service) lookupTopic(ctx context.Context, c Caller, arn, param, action string) (*Topic, *Error) {
-	_, account, name, err := ParseTopicARN(arn, param)
+	region, account, name, err := ParseTopicARN(arn, param)
 	if err != nil {
 		return nil, AsError(err)
 	}
 	if c.Account != account && !crossAccountActions[action] {
 		return nil, errNotAuthorized(c, action, arn)
 	}
-	t, err := s.store.GetTopic(ctx, account, name)
+	t, err := s.store.GetTopic(ctx, account, s.region(region), name)
 	switch {
 	case isCode(err, herald.ENotFound):
 		t = nil

@@ -52,7 +52,7 @@ func (s *Service) notification(p *publishJob, protocol string) Notification {
 		}
 	}
 	return Notification{
-		MessageID: p.MessageID, TopicARN: TopicARN(s.cfg.Region, p.Account, p.Topic), Subject: p.Subject,
+		MessageID: p.MessageID, TopicARN: TopicARN(s.regionName(p.Region), p.Account, p.Topic), Subject: p.Subject,
 		Message: msg, Timestamp: time.UnixMilli(p.Timestamp).UTC(), MessageAttributes: p.Attributes,
 		MessageGroupID: p.GroupID, MessageDeduplicationID: p.DedupID, SequenceNumber: p.SequenceNumber,
 	}
@@ -60,7 +60,7 @@ func (s *Service) notification(p *publishJob, protocol string) Notification {
 
 // target describes sub to a deliverer.
 func (s *Service) target(dj *deliveryJob, sub jobSub) Target {
-	topicARN := TopicARN(s.cfg.Region, dj.Pub.Account, dj.Pub.Topic)
+	topicARN := TopicARN(s.regionName(dj.Pub.Region), dj.Pub.Account, dj.Pub.Topic)
 	t := Target{
 		SubscriptionARN: topicARN + ":" + sub.ID.String(), TopicARN: topicARN,
 		Protocol: sub.Protocol, Endpoint: sub.Endpoint, Raw: boolAttr(sub.Attrs, AttrRawMessageDelivery),

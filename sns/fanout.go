@@ -237,7 +237,7 @@ func (s *Service) readPublishJob(ctx context.Context, j job) (*publishJob, bool)
 // whether the job was deleted (the topic is gone) or kept (the Store
 // failed).
 func (s *Service) jobTopic(ctx context.Context, j job, p *publishJob) (t *Topic, done bool) {
-	t, err := s.store.GetTopic(ctx, p.Account, p.Topic)
+	t, err := s.store.GetTopic(ctx, p.Account, p.Region, p.Topic)
 	if isCode(err, herald.ENotFound) || err == nil && t.ID != p.TopicID {
 		return nil, s.deleteJob(ctx, j)
 	}

@@ -142,7 +142,7 @@ type Stats struct {
 // enqueues a job; Run's workers expand jobs into chunks of subscriptions
 // and deliver them.
 type Service struct {
-	store Store
+	store regionalStore
 	cfg   Config
 	q     sqs.API
 	log   *slog.Logger
@@ -172,7 +172,7 @@ var _ API = (*Service)(nil)
 func NewService(store Store, cfg Config) *Service {
 	cfg = cfg.withDefaults()
 	bg, stop := context.WithCancel(context.Background())
-	return &Service{store: store, cfg: cfg, q: cfg.Queues, log: cfg.Logger, created: map[string]bool{}, bg: bg, stop: stop}
+	return &Service{store: regionalStore{store}, cfg: cfg, q: cfg.Queues, log: cfg.Logger, created: map[string]bool{}, bg: bg, stop: stop}
 }
 
 // Stats returns the Service's counters.
@@ -186,12 +186,14 @@ func (s *Service) Close() error {
 
 func (s *Service) now() time.Time { return s.cfg.Clock() }
 
-// topicARN is t's ARN in the Service's region.
-func (s *Service) topicARN(t *Topic) string { return TopicARN(s.cfg.Region, t.Account, t.Name) }
+// topicARN is t's ARN, in its region.
+func (s *Service) topicARN(t *Topic) string {
+	return TopicARN(s.regionName(t.Region), t.Account, t.Name)
+}
 
-// subscriptionARN is sub's ARN.
+// subscriptionARN is sub's ARN, in its topic's region.
 func (s *Service) subscriptionARN(sub *Subscription) string {
-	return SubscriptionARN(s.cfg.Region, sub.TopicAccount, sub.TopicName, sub.ID)
+	return SubscriptionARN(s.regionName(sub.TopicRegion), sub.TopicAccount, sub.TopicName, sub.ID)
 }
 
 // internalCaller acts in the internal account.

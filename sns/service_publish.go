@@ -27,6 +27,7 @@ const (
 type publishJob struct {
 	TopicID    uuid.UUID                        `json:"tid"`
 	Account    string                           `json:"acct"`
+	Region     string                           `json:"region,omitempty"` // the topic's; "" the home region
 	Topic      string                           `json:"topic"`
 	Message    string                           `json:"msg"`
 	Subject    string                           `json:"subj,omitempty"`
@@ -187,7 +188,7 @@ func hashID(parts ...string) string {
 // topics the internal FIFO queue does the deduplication (5-minute window)
 // and keeps each message group in order.
 func (s *Service) jobEntry(ctx context.Context, c Caller, t *Topic, en PublishBatchEntry) (sqs.SendMessageBatchEntry, error) {
-	j := publishJob{TopicID: t.ID, Account: t.Account, Topic: t.Name, Message: en.Message, Subject: deref(en.Subject),
+	j := publishJob{TopicID: t.ID, Account: t.Account, Region: t.Region, Topic: t.Name, Message: en.Message, Subject: deref(en.Subject),
 		Structure: en.MessageStructure, Attributes: en.MessageAttributes, GroupID: en.MessageGroupID,
 		DedupID: en.MessageDeduplicationID, Timestamp: s.now().UnixMilli(), Scheme: c.Scheme, Host: c.Host}
 	var out sqs.SendMessageBatchEntry

@@ -169,7 +169,7 @@ func (s *Service) Subscribe(ctx context.Context, c Caller, in SubscribeInput) (s
 		return "", AsError(err)
 	}
 	sub := &Subscription{
-		ID: id, TopicID: t.ID, TopicAccount: t.Account, TopicName: t.Name, Owner: c.Account,
+		ID: id, TopicID: t.ID, TopicAccount: t.Account, TopicRegion: t.Region, TopicName: t.Name, Owner: c.Account,
 		Protocol: in.Protocol, Endpoint: in.Endpoint, Attributes: attrs, CreatedAt: s.now(),
 	}
 	switch in.Protocol {
@@ -294,11 +294,11 @@ func (s *Service) sendToQueue(ctx context.Context, topicARN, arn, body, group, d
 }
 
 func (s *Service) ConfirmSubscription(ctx context.Context, c Caller, in ConfirmSubscriptionInput) (string, error) {
-	_, account, name, err := ParseTopicARN(in.TopicARN, "TopicArn")
+	region, account, name, err := ParseTopicARN(in.TopicARN, "TopicArn")
 	if err != nil {
 		return "", err
 	}
-	t, err := s.store.GetTopic(ctx, account, name)
+	t, err := s.store.GetTopic(ctx, account, s.region(region), name)
 	if isCode(err, herald.ENotFound) {
 		return "", NewError(CodeNotFound, "Topic does not exist")
 	}
@@ -343,12 +343,12 @@ func (s *Service) ConfirmSubscription(ctx context.Context, c Caller, in ConfirmS
 // lookupSubscription finds the subscription arn names, which c must own or
 // own the topic of. action names the action in errors.
 func (s *Service) lookupSubscription(ctx context.Context, c Caller, arn, action string) (*Topic, *Subscription, *Error) {
-	_, account, name, id, err := ParseSubscriptionARN(arn, "SubscriptionArn")
+	region, account, name, id, err := ParseSubscriptionARN(arn, "SubscriptionArn")
 	if err != nil {
 		return nil, nil, AsError(err)
 	}
 	notFound := NewError(CodeNotFound, "Subscription does not exist")
-	t, err := s.store.GetTopic(ctx, account, name)
+	t, err := s.store.GetTopic(ctx, account, s.region(region), name)
 	if isCode(err, herald.ENotFound) {
 		return nil, nil, notFound
 	}
@@ -393,7 +393,7 @@ func (s *Service) summary(sub *Subscription) SubscriptionSummary {
 		arn = PendingARN
 	}
 	return SubscriptionSummary{SubscriptionARN: arn, Owner: sub.Owner, Protocol: sub.Protocol,
-		Endpoint: sub.Endpoint, TopicARN: TopicARN(s.cfg.Region, sub.TopicAccount, sub.TopicName)}
+		Endpoint: sub.Endpoint, TopicARN: TopicARN(s.regionName(sub.TopicRegion), sub.TopicAccount, sub.TopicName)}
 }
 
 func (s *Service) ListSubscriptionsByTopic(ctx context.Context, c Caller, topicARN, nextToken string) (ListSubscriptionsOutput, error) {
@@ -479,7 +479,7 @@ func (s *Service) ListSubscriptions(ctx context.Context, c Caller, nextToken str
 		}
 	}
 	if topicName != "" {
-		t, err := s.store.GetTopic(ctx, c.Account, topicName)
+		t, err := s.store.GetTopic(ctx, c.Account, s.region(c.Region), topicName)
 		if err == nil {
 			if full, err := take(t, after); err != nil || full {
 				return out, errOrNil(err)
@@ -489,7 +489,7 @@ func (s *Service) ListSubscriptions(ctx context.Context, c Caller, nextToken str
 		}
 	}
 	for {
-		ts, err := s.store.ListTopics(ctx, c.Account, topicName, MaxListPage)
+		ts, err := s.store.ListTopics(ctx, c.Account, s.region(c.Region), topicName, MaxListPage)
 		if err != nil {
 			return out, AsError(err)
 		}

@@ -41,7 +41,7 @@ func (s *Service) CreateTopic(ctx context.Context, c Caller, in CreateTopicInput
 	if e := validateTags(in.Tags); e != nil {
 		return "", e
 	}
-	t := &Topic{ID: uuid.New(), Account: c.Account, Name: in.Name, Attributes: attrs, Tags: cloneMap(in.Tags), CreatedAt: s.now()}
+	t := &Topic{ID: uuid.New(), Account: c.Account, Region: s.region(c.Region), Name: in.Name, Attributes: attrs, Tags: cloneMap(in.Tags), CreatedAt: s.now()}
 	existing, err := s.store.CreateTopic(ctx, t)
 	if isCode(err, herald.EConflict) && existing != nil {
 		for k, v := range attrs {
@@ -97,7 +97,7 @@ func (s *Service) ListTopics(ctx context.Context, c Caller, nextToken string) (L
 	if e != nil {
 		return ListTopicsOutput{}, e
 	}
-	ts, err := s.store.ListTopics(ctx, c.Account, after, MaxListPage+1)
+	ts, err := s.store.ListTopics(ctx, c.Account, s.region(c.Region), after, MaxListPage+1)
 	if err != nil {
 		return ListTopicsOutput{}, AsError(err)
 	}

@@ -10,8 +10,11 @@ import (
 // reused, so a topic deleted and created again under the same name starts
 // without the old subscriptions.
 type Topic struct {
-	ID         uuid.UUID
-	Account    string
+	ID      uuid.UUID
+	Account string
+	// Region is "" for the home region, else the region (region.go);
+	// engines neither store nor read it.
+	Region     string
 	Name       string
 	Attributes map[string]string // settable attributes as AWS names them (DisplayName, Policy, DeliveryPolicy, FifoTopic, ...)
 	Tags       map[string]string
@@ -24,6 +27,7 @@ type Subscription struct {
 	ID           uuid.UUID
 	TopicID      uuid.UUID
 	TopicAccount string
+	TopicRegion  string // "" for the home region; engines neither store nor read it
 	TopicName    string
 	Owner        string            // account that subscribed
 	Protocol     string            // "http", "https", "sqs", "path", "rollup", "email", "email-json", "sms"

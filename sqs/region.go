@@ -35,10 +35,11 @@ func ValidRegion(r string) bool {
 	return true
 }
 
-// RegionOfHost returns the region a queue URL's host names, "" if none:
-// "sqs.<region>.<anything>" (AWS's endpoints, and local ones such as
-// sqs.eu-west-1.localhost), "<region>.queue.amazonaws.com" (the legacy
-// form) and "queue.amazonaws.com" (legacy us-east-1).
+// RegionOfHost returns the region an endpoint's host names, "" if none:
+// "sqs.<region>.<anything>" or "sns.<region>.<anything>" (AWS's endpoints,
+// and local ones such as sqs.eu-west-1.localhost),
+// "<region>.queue.amazonaws.com" (SQS's legacy form) and
+// "queue.amazonaws.com" (legacy us-east-1).
 func RegionOfHost(host string) string {
 	if h, _, ok := strings.Cut(host, ":"); ok {
 		host = h
@@ -50,9 +51,11 @@ func RegionOfHost(host string) string {
 	if r, ok := strings.CutSuffix(host, ".queue.amazonaws.com"); ok && ValidRegion(r) && !strings.Contains(r, ".") {
 		return r
 	}
-	if rest, ok := strings.CutPrefix(host, "sqs."); ok {
-		if r, _, ok := strings.Cut(rest, "."); ok && ValidRegion(r) && strings.Contains(r, "-") {
-			return r
+	for _, service := range []string{"sqs.", "sns."} {
+		if rest, ok := strings.CutPrefix(host, service); ok {
+			if r, _, ok := strings.Cut(rest, "."); ok && ValidRegion(r) && strings.Contains(r, "-") {
+				return r
+			}
 		}
 	}
 	return ""
@@ -76,22 +79,29 @@ func (s *Service) regionName(r string) string {
 	return r
 }
 
-// storeAccount is the Store's account key of the queues of account in
-// region.
-func storeAccount(account, region string) string {
+// StoreAccount is the account key a Store keeps the resources of account
+// in region under ("" is the home region): the account alone in the home
+// region, "<account>@<region>" elsewhere. SNS keys its topics the same way.
+func StoreAccount(account, region string) string {
 	if region == "" {
 		return account
 	}
 	return account + regionSep + region
 }
 
+// SplitStoreAccount undoes StoreAccount.
+func SplitStoreAccount(key string) (account, region string) {
+	account, region, _ = strings.Cut(key, regionSep)
+	return account, region
+}
+
+func storeAccount(account, region string) string { return StoreAccount(account, region) }
+
 // fromStore turns a record as stored into the Service's view: Account the
 // account, Region the region ("" for the home region).
 func fromStore(q *Queue) *Queue {
 	if q != nil {
-		if account, region, ok := strings.Cut(q.Account, regionSep); ok {
-			q.Account, q.Region = account, region
-		}
+		q.Account, q.Region = SplitStoreAccount(q.Account)
 	}
 	return q
 }
