@@ -2,6 +2,7 @@ package sns_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -66,6 +67,12 @@ func TestTopicCrossAccount(t *testing.T) {
 	// AddPermission grants exactly what it names, and is enforced.
 	wantCode(t, e.svc.AddPermission(e.ctx, caller, sns.AddPermissionInput{TopicARN: topic, Label: "pub",
 		AWSAccountIDs: []string{other.Account}, ActionNames: []string{"Publish"}}), "")
+	// Written as AWS writes it: one account and one action as strings.
+	attrs, err := e.svc.GetTopicAttributes(e.ctx, caller, topic)
+	wantCode(t, err, "")
+	if p := attrs["Policy"]; !strings.Contains(p, `"Principal":{"AWS":"arn:aws:iam::`+other.Account+`:root"}`) || !strings.Contains(p, `"Action":"SNS:Publish"`) {
+		t.Errorf("policy after AddPermission: %s", p)
+	}
 	acts := topicActions(e)
 	wantCode(t, acts["Publish"](other, topic), "")
 	wantCode(t, acts["Subscribe"](other, topic), sns.CodeAuthorizationError)
@@ -81,7 +88,7 @@ func TestTopicCrossAccount(t *testing.T) {
 	wantCode(t, acts["Publish"](caller, topic), "")
 
 	// A policy that does not parse is refused.
-	err := e.svc.SetTopicAttributes(e.ctx, caller, sns.SetTopicAttributesInput{TopicARN: topic, AttributeName: "Policy", AttributeValue: `{"Statement":[{"Effect":"Maybe"}]}`})
+	err = e.svc.SetTopicAttributes(e.ctx, caller, sns.SetTopicAttributesInput{TopicARN: topic, AttributeName: "Policy", AttributeValue: `{"Statement":[{"Effect":"Maybe"}]}`})
 	wantCode(t, err, sns.CodeInvalidParameter)
 }
 

@@ -55,6 +55,7 @@ func (s *Service) notification(p *publishJob, protocol string) Notification {
 		MessageID: p.MessageID, TopicARN: TopicARN(s.regionName(p.Region), p.Account, p.Topic), Subject: p.Subject,
 		Message: msg, Timestamp: time.UnixMilli(p.Timestamp).UTC(), MessageAttributes: p.Attributes,
 		MessageGroupID: p.GroupID, MessageDeduplicationID: p.DedupID, SequenceNumber: p.SequenceNumber,
+		TraceHeader: p.Trace,
 	}
 }
 
@@ -192,7 +193,9 @@ func (s *Service) sendQueueMessage(ctx context.Context, arn, body string, raw bo
 		}
 		in.MessageDeduplicationID = &dedup
 	}
-	_, err = s.q.SendMessage(ctx, s.queueCaller(n.TopicARN, region), in)
+	qc := s.queueCaller(n.TopicARN, region)
+	qc.TraceHeader = n.TraceHeader
+	_, err = s.q.SendMessage(ctx, qc, in)
 	return err
 }
 

@@ -93,3 +93,30 @@ func TestFIFOTopicEnvelopeInQueue(t *testing.T) {
 		t.Errorf("MessageGroupId %q, want g", got[0].Attributes[sqs.SysAttrMessageGroupID])
 	}
 }
+
+// TestTraceHeaderPassesToQueues: as AWS does, a publish's X-Amzn-Trace-Id
+// reaches the subscribed queue as the message's AWSTraceHeader.
+func TestTraceHeaderPassesToQueues(t *testing.T) {
+	e := newEnv(t)
+	run(t, e.svc)
+	topic := e.createTopic(t, "traced", nil)
+	e.subscribe(t, topic, "sqs", e.createQueue(t, "traced-q", nil), nil)
+	c := caller
+	c.TraceHeader = "Root=1-5759e988-bd862e3fe1be46a994272793;Sampled=1"
+	_, err := e.svc.Publish(e.ctx, c, sns.PublishInput{TopicARN: topic, Message: "m"})
+	wantCode(t, err, "")
+	var got []sqs.ReceivedMessage
+	eventually(t, 10*time.Second, "the delivery", func() bool {
+		n, wait := 10, 0
+		out, err := e.queues.ReceiveMessage(e.ctx, sqs.Caller{Account: account}, sqs.ReceiveMessageInput{QueueURL: "/" + account + "/traced-q",
+			MaxNumberOfMessages: &n, WaitTimeSeconds: &wait, MessageSystemAttributeNames: []string{"AWSTraceHeader"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, out.Messages...)
+		return len(got) > 0
+	})
+	if v := got[0].Attributes["AWSTraceHeader"]; v != c.TraceHeader {
+		t.Fatalf("AWSTraceHeader %q, want %q", v, c.TraceHeader)
+	}
+}

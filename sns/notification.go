@@ -18,6 +18,10 @@ type Notification struct {
 	MessageGroupID         string // FIFO topics
 	MessageDeduplicationID string // FIFO topics
 	SequenceNumber         string // FIFO topics
+	// TraceHeader is the publish request's X-Amzn-Trace-Id, which an SQS
+	// delivery passes on as the message's AWSTraceHeader, as AWS does.
+	// Envelopes do not carry it.
+	TraceHeader string
 }
 
 // FromFIFOTopic reports whether n was published to a FIFO topic. Its JSON

@@ -35,7 +35,8 @@ type publishJob struct {
 	Attributes map[string]MessageAttributeValue `json:"attrs,omitempty"`
 	GroupID    string                           `json:"group,omitempty"`
 	DedupID    string                           `json:"dedup,omitempty"`
-	Timestamp  int64                            `json:"ts"` // Unix milliseconds
+	Timestamp  int64                            `json:"ts"`              // Unix milliseconds
+	Trace      string                           `json:"trace,omitempty"` // the request's X-Amzn-Trace-Id
 	Scheme     string                           `json:"scheme,omitempty"`
 	Host       string                           `json:"host,omitempty"`
 
@@ -190,7 +191,7 @@ func hashID(parts ...string) string {
 func (s *Service) jobEntry(ctx context.Context, c Caller, t *Topic, en PublishBatchEntry) (sqs.SendMessageBatchEntry, error) {
 	j := publishJob{TopicID: t.ID, Account: t.Account, Region: t.Region, Topic: t.Name, Message: en.Message, Subject: deref(en.Subject),
 		Structure: en.MessageStructure, Attributes: en.MessageAttributes, GroupID: en.MessageGroupID,
-		DedupID: en.MessageDeduplicationID, Timestamp: s.now().UnixMilli(), Scheme: c.Scheme, Host: c.Host}
+		DedupID: en.MessageDeduplicationID, Timestamp: s.now().UnixMilli(), Scheme: c.Scheme, Host: c.Host, Trace: c.TraceHeader}
 	var out sqs.SendMessageBatchEntry
 	if topicFIFO(t) {
 		dedup := en.MessageDeduplicationID

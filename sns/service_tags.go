@@ -169,10 +169,19 @@ func (s *Service) AddPermission(ctx context.Context, c Caller, in AddPermissionI
 		actions[i] = "SNS:" + a
 	}
 	d.Statement = append(d.Statement, map[string]any{
-		"Sid": in.Label, "Effect": "Allow", "Principal": map[string]any{"AWS": principals},
-		"Action": actions, "Resource": s.topicARN(t),
+		"Sid": in.Label, "Effect": "Allow", "Principal": map[string]any{"AWS": oneOrMany(principals)},
+		"Action": oneOrMany(actions), "Resource": s.topicARN(t),
 	})
 	return s.storePolicy(ctx, t, d)
+}
+
+// oneOrMany renders a list as AWS does in the statements it writes: a
+// single value alone, several as an array.
+func oneOrMany(v []string) any {
+	if len(v) == 1 {
+		return v[0]
+	}
+	return v
 }
 
 // RemovePermission removes the statement labelled in.Label.
