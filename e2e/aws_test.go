@@ -55,18 +55,19 @@ const (
 	testSecretKey = "herald-test-secret"
 )
 
+// testCredentials sign with the test key.
+var testCredentials = aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
+	return aws.Credentials{AccessKeyID: testAccessKey, SecretAccessKey: testSecretKey, Source: "e2e"}, nil
+})
+
 // sqsClient returns an unchanged aws-sdk-go-v2 SQS client pointed at s,
 // signing with the test key (Herald ignores signatures unless it was
-// started with --aws-access-keys).
-func sqsClient(s *server) *sqs.Client {
-	return sqs.New(sqs.Options{
-		BaseEndpoint: aws.String(s.URL),
-		Region:       "us-east-1",
-		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
-			return aws.Credentials{AccessKeyID: testAccessKey, SecretAccessKey: testSecretKey, Source: "e2e"}, nil
-		}),
-		RetryMaxAttempts: 1,
-	})
+// started with --aws-access-keys) for us-east-1.
+func sqsClient(s *server) *sqs.Client { return sqsClientIn(s, "us-east-1") }
+
+// sqsClientIn is sqsClient signing for region.
+func sqsClientIn(s *server, region string) *sqs.Client {
+	return sqs.New(sqs.Options{BaseEndpoint: aws.String(s.URL), Region: region, Credentials: testCredentials, RetryMaxAttempts: 1})
 }
 
 func ctxFor(t *testing.T, d time.Duration) context.Context {

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -22,15 +21,11 @@ import (
 // client, with real HTTP subscribers, real queues and the message cache as
 // endpoints.
 
-func snsClient(s *server) *sns.Client {
-	return sns.New(sns.Options{
-		BaseEndpoint: aws.String(s.URL),
-		Region:       "us-east-1",
-		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
-			return aws.Credentials{AccessKeyID: testAccessKey, SecretAccessKey: testSecretKey, Source: "e2e"}, nil
-		}),
-		RetryMaxAttempts: 1,
-	})
+func snsClient(s *server) *sns.Client { return snsClientIn(s, "us-east-1") }
+
+// snsClientIn is snsClient signing for region.
+func snsClientIn(s *server, region string) *sns.Client {
+	return sns.New(sns.Options{BaseEndpoint: aws.String(s.URL), Region: region, Credentials: testCredentials, RetryMaxAttempts: 1})
 }
 
 func newTopic(t *testing.T, c *sns.Client, attrs map[string]string) string {

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
@@ -9,18 +8,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sns"
 )
-
-// snsClientIn is snsClient signing for region.
-func snsClientIn(s *server, region string) *sns.Client {
-	return sns.New(sns.Options{
-		BaseEndpoint: aws.String(s.URL),
-		Region:       region,
-		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
-			return aws.Credentials{AccessKeyID: testAccessKey, SecretAccessKey: testSecretKey, Source: "e2e"}, nil
-		}),
-		RetryMaxAttempts: 1,
-	})
-}
 
 // TestSNSRegionsScopeTopics: as on AWS, a topic lives in the region of the
 // request's signature (the same name in two regions is two topics, each

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"context"
 	"io"
 	"net/http"
 	"net/url"
@@ -14,18 +13,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 )
-
-// sqsClientIn is sqsClient signing for region.
-func sqsClientIn(s *server, region string) *sqs.Client {
-	return sqs.New(sqs.Options{
-		BaseEndpoint: aws.String(s.URL),
-		Region:       region,
-		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
-			return aws.Credentials{AccessKeyID: testAccessKey, SecretAccessKey: testSecretKey, Source: "e2e"}, nil
-		}),
-		RetryMaxAttempts: 1,
-	})
-}
 
 // TestSQSRegionsScopeQueues: as on AWS, a queue lives in the region of the
 // request's signature: the same name in two regions is two queues, each

@@ -13,20 +13,10 @@ import "github.com/heraldmq/herald/sqs"
 // account in every region.
 
 // region normalizes a region: "" for the home region (or none given).
-func (s *Service) region(r string) string {
-	if r == s.cfg.Region {
-		return ""
-	}
-	return r
-}
+func (s *Service) region(r string) string { return sqs.Home(s.cfg.Region).Of(r) }
 
 // regionName is region r as ARNs spell it ("" is the home region).
-func (s *Service) regionName(r string) string {
-	if r == "" {
-		return s.cfg.Region
-	}
-	return r
-}
+func (s *Service) regionName(r string) string { return sqs.Home(s.cfg.Region).Name(r) }
 
 func storeAccount(account, region string) string { return sqs.StoreAccount(account, region) }
 

@@ -61,23 +61,28 @@ func RegionOfHost(host string) string {
 	return ""
 }
 
-// region normalizes a region for the Service: "" for the home region
-// (or none given), else the region.
-func (s *Service) region(r string) string {
-	if r == s.cfg.Region {
+// Home is a deployment's home region, the region of requests that name
+// none. SQS and SNS resolve regions through it.
+type Home string
+
+// Of normalizes region r: "" for the home region (or none given), else r.
+func (h Home) Of(r string) string {
+	if r == string(h) {
 		return ""
 	}
 	return r
 }
 
-// regionName is the name of region r as ARNs spell it ("" is the home
-// region).
-func (s *Service) regionName(r string) string {
+// Name is region r as ARNs spell it ("" is the home region).
+func (h Home) Name(r string) string {
 	if r == "" {
-		return s.cfg.Region
+		return string(h)
 	}
 	return r
 }
+
+func (s *Service) region(r string) string     { return Home(s.cfg.Region).Of(r) }
+func (s *Service) regionName(r string) string { return Home(s.cfg.Region).Name(r) }
 
 // StoreAccount is the account key a Store keeps the resources of account
 // in region under ("" is the home region): the account alone in the home
