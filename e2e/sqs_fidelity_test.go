@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"errors"
+	"io"
 	"net/http"
 	"net/url"
 	"slices"
@@ -246,4 +247,34 @@ func TestSQSTraceHeaderBecomesAWSTraceHeader(t *testing.T) {
 			t.Fatalf("received %+v, want AWSTraceHeader %s", got, trace)
 		}
 	})
+}
+
+// TestSQSEmptyResultsAsAWS: over JSON an empty list or receive is "{}",
+// members with nothing to say left out, as AWS answers; over Query the
+// result element is there and empty.
+func TestSQSEmptyResultsAsAWS(t *testing.T) {
+	s := startServer(t, "")
+	q := newQueue(t, sqsClient(s), "", nil)
+	for _, tc := range []struct{ action, body string }{
+		{"AmazonSQS.ListQueues", `{"QueueNamePrefix":"no-such-prefix-` + uniqueWord(t) + `"}`},
+		{"AmazonSQS.ReceiveMessage", `{"QueueUrl":"` + q + `"}`},
+		{"AmazonSQS.ListQueueTags", `{"QueueUrl":"` + q + `"}`},
+	} {
+		req, _ := http.NewRequest(http.MethodPost, s.URL+"/", strings.NewReader(tc.body))
+		req.Header.Set("Content-Type", "application/x-amz-json-1.0")
+		req.Header.Set("X-Amz-Target", tc.action)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || string(raw) != "{}" {
+			t.Errorf("%s with nothing to return: %d %s, want {}", tc.action, resp.StatusCode, raw)
+		}
+	}
+	status, xml := queryCall(t, s.URL+"/", url.Values{"Action": {"ReceiveMessage"}, "QueueUrl": {q}})
+	if status != 200 || !strings.Contains(xml, "<ReceiveMessageResult></ReceiveMessageResult>") {
+		t.Errorf("Query ReceiveMessage of an empty queue: %d %s", status, xml)
+	}
 }
