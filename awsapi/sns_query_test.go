@@ -133,7 +133,7 @@ func TestSNSQueryErrors(t *testing.T) {
 			status: 400, fault: "Sender", code: "InvalidParameter", message: "Invalid parameter: bad <name> & more"},
 		{name: "unavailable", apiErr: sns.NewError(sns.CodeServiceUnavailable, "later"), body: "Action=ListTopics",
 			status: 503, fault: "Receiver", code: "ServiceUnavailable"},
-		{name: "unknown action", body: "Action=CreatePlatformApplication", status: 400, fault: "Sender", code: "InvalidAction"},
+		{name: "unknown action", body: "Action=ListOriginationNumbers", status: 400, fault: "Sender", code: "InvalidAction"},
 		{name: "missing action", body: "TopicArn=a", status: 404, fault: "Sender", code: "UnknownOperationException"},
 		{name: "repeated parameter", body: "Action=DeleteTopic&TopicArn=a&TopicArn=b", status: 400, fault: "Sender", code: "MalformedQueryString"},
 		{name: "bad index", body: "Action=UntagResource&TagKeys.member.01=a", status: 400, fault: "Sender", code: "InvalidParameter"},

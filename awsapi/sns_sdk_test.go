@@ -325,7 +325,7 @@ func TestSNSSDKEveryAction(t *testing.T) {
 	client := snsClient(srv, "AKIDANY", "any")
 	host := srv.Listener.Addr().String()
 	seen := map[string]bool{}
-	for _, tc := range append(snsSDKCases(), smsSDKCases()...) {
+	for _, tc := range append(append(snsSDKCases(), smsSDKCases()...), pushSDKCases()...) {
 		seen[tc.action] = true
 		t.Run(tc.action, func(t *testing.T) {
 			out, err := tc.call(t.Context(), client)
@@ -348,7 +348,7 @@ func TestSNSSDKEveryAction(t *testing.T) {
 			t.Errorf("action %s has no SDK test", action)
 		}
 	}
-	equal(t, len(snsActions), 31)
+	equal(t, len(snsActions), 41)
 }
 
 // TestSNSSDKErrors checks that the SDK sees AWS's codes, statuses and

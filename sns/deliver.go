@@ -161,6 +161,8 @@ func (s *Service) deliver(ctx context.Context, dj *deliveryJob, sub jobSub) erro
 		return s.deliverEmail(ctx, t, n)
 	case ProtocolSMS:
 		return s.deliverSMS(ctx, dj, sub, n)
+	case ProtocolApplication:
+		return s.deliverPush(ctx, dj, sub, n)
 	default:
 		err = errors.New("unknown protocol " + sub.Protocol)
 	}

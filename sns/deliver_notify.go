@@ -25,9 +25,10 @@ const (
 	ConfirmationEmailSubject = "AWS Notification - Subscription Confirmation"
 )
 
-// notifyProtocol reports whether protocol delivers by email or SMS.
+// notifyProtocol reports whether protocol delivers by email, SMS or mobile
+// push.
 func notifyProtocol(protocol string) bool {
-	return protocol == ProtocolEmail || protocol == ProtocolEmailJSON || protocol == ProtocolSMS
+	return protocol == ProtocolEmail || protocol == ProtocolEmailJSON || protocol == ProtocolSMS || protocol == ProtocolApplication
 }
 
 // errOptedOut is why an SMS to a number that opted out is not sent.

@@ -57,6 +57,7 @@ type Config struct {
 	Envelope         Enveloper        // nil: DefaultEnvelope (unsigned)
 	Mail             Mailer           // nil: email and email-json subscriptions are refused
 	SMS              SMSSender        // nil: sms subscriptions and Publish to a PhoneNumber are refused
+	Push             PushGateway      // nil: pushes to endpoints of platforms other than HERALD are refused (deliver_push.go)
 	// NotifyRetry is how failed email and SMS deliveries are retried
 	// (nil: AWS's policy for them, 50 retries over about 6 hours).
 	NotifyRetry RetryPolicy

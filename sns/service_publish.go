@@ -75,6 +75,9 @@ func (s *Service) Publish(ctx context.Context, c Caller, in PublishInput) (Publi
 	if arn == "" {
 		return PublishOutput{}, ErrInvalidParameter("TopicArn or TargetArn Reason: no value for required parameter")
 	}
+	if in.TargetARN != "" && isEndpointARN(arn) {
+		return s.publishPush(ctx, c, in, arn) // deliver_push.go
+	}
 	t, e := s.lookupTopic(ctx, c, arn, "TopicArn", "Publish")
 	if e != nil {
 		return PublishOutput{}, e

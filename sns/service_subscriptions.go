@@ -71,6 +71,8 @@ func (s *Service) checkEndpoint(protocol, endpoint string, fifo bool) *Error {
 		if !validEmailAddress(endpoint) {
 			return ErrInvalidParameter("Email address")
 		}
+	case ProtocolApplication:
+		// Checked with the store by checkApplicationEndpoint (deliver_push.go).
 	case ProtocolSMS:
 		if s.cfg.SMS == nil || fifo {
 			return unsupported()
@@ -129,6 +131,11 @@ func (s *Service) Subscribe(ctx context.Context, c Caller, in SubscribeInput) (s
 	}
 	if e := s.checkEndpoint(in.Protocol, in.Endpoint, topicFIFO(t)); e != nil {
 		return "", e
+	}
+	if in.Protocol == ProtocolApplication {
+		if e := s.checkApplicationEndpoint(ctx, c, in.Endpoint, topicFIFO(t)); e != nil {
+			return "", e
+		}
 	}
 	attrs := map[string]string{}
 	for k, v := range canonicalAttrs(in.Attributes) {

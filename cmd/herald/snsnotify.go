@@ -17,6 +17,7 @@ type snsNotifyConfig struct {
 	smtpUsername, smtpPassword string
 	smtpTLS                    bool
 	smsWebhookURL              string
+	pushGatewayURL             string // snspush.go
 }
 
 func (c *snsNotifyConfig) register(fs *flag.FlagSet) {
@@ -26,6 +27,7 @@ func (c *snsNotifyConfig) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.smtpPassword, "smtp-password", "", "password for SMTP authentication (prefer the environment variable)")
 	fs.BoolVar(&c.smtpTLS, "smtp-tls", false, "connect to --smtp-addr with TLS from the start (port 465); otherwise STARTTLS is used when the relay offers it")
 	fs.StringVar(&c.smsWebhookURL, "sms-webhook-url", "", "URL SNS posts each SMS to as JSON (sms subscriptions, Publish to a PhoneNumber, sandbox passwords); empty: SMS is refused")
+	c.registerPush(fs)
 }
 
 // senders returns the Mailer and SMSSender the flags configure (nil when

@@ -58,6 +58,10 @@ func openTopics(db cache.Store, cacheSvc *cache.Service, grants func(account str
 	if err != nil {
 		return nil, err
 	}
+	push, err := notify.pushGateway()
+	if err != nil {
+		return nil, err
+	}
 	var ingester sns.RollupIngester // nil unless there are rollups (a nil *rollup.Service is not)
 	if rollups != nil {
 		ingester = rollups
@@ -69,6 +73,7 @@ func openTopics(db cache.Store, cacheSvc *cache.Service, grants func(account str
 		Envelope: signedEnvelope(d),
 		Mail:     mailer,
 		SMS:      sms,
+		Push:     push,
 		// A job a dead node held comes back after its visibility timeout;
 		// workers extend it while they are busy, so it can be short.
 		PublishVisibility:  15 * time.Second,

@@ -224,3 +224,62 @@ def test_email_and_sms_need_their_flags(sns):
     with pytest.raises(ClientError) as e:
         sns.publish(PhoneNumber="+15555550100", Message="hi")
     assert e.value.response["Error"]["Code"] == "InvalidParameter"
+
+
+def test_mobile_push_api(sns, sqs):
+    name = "boxes-" + uuid.uuid4().hex[:8]
+    app = sns.create_platform_application(Name=name, Platform="HERALD", Attributes={})["PlatformApplicationArn"]
+    assert app.endswith(":app/HERALD/" + name)
+    assert sns.get_platform_application_attributes(PlatformApplicationArn=app)["Attributes"] == {"Enabled": "true"}
+    sns.set_platform_application_attributes(PlatformApplicationArn=app, Attributes={"SuccessFeedbackSampleRate": "10"})
+    assert sns.get_platform_application_attributes(PlatformApplicationArn=app)["Attributes"]["SuccessFeedbackSampleRate"] == "10"
+    apps = [a["PlatformApplicationArn"] for a in sns.list_platform_applications()["PlatformApplications"]]
+    assert app in apps
+
+    # A HERALD token names the device's queue, created with the endpoint.
+    token = "box-" + uuid.uuid4().hex[:8]
+    ep = sns.create_platform_endpoint(PlatformApplicationArn=app, Token=token, CustomUserData="user 7")["EndpointArn"]
+    assert ep.startswith(app.replace(":app/", ":endpoint/") + "/")
+    assert sns.create_platform_endpoint(PlatformApplicationArn=app, Token=token, CustomUserData="user 7")["EndpointArn"] == ep
+    assert error_of(sns.create_platform_endpoint, PlatformApplicationArn=app, Token=token, CustomUserData="user 8") == (
+        "InvalidParameter", "Invalid parameter: Token Reason: Endpoint " + ep + " already exists with the same Token, but different attributes.")
+    assert sns.get_endpoint_attributes(EndpointArn=ep)["Attributes"] == {"Token": token, "Enabled": "true", "CustomUserData": "user 7"}
+    listed = sns.list_endpoints_by_platform_application(PlatformApplicationArn=app)["Endpoints"]
+    assert [e["EndpointArn"] for e in listed] == [ep]
+
+    url = sqs.get_queue_url(QueueName=token)["QueueUrl"]
+    sns.publish(TargetArn=ep, MessageStructure="json", Message=json.dumps({"default": "plain", "HERALD": "for the box"}))
+    got = receive(sqs, url, 1)
+    assert [m["Body"] for m in got] == ["for the box"]
+
+    sns.set_endpoint_attributes(EndpointArn=ep, Attributes={"Enabled": "false"})
+    assert error_of(sns.publish, TargetArn=ep, Message="m") == ("EndpointDisabled", "Endpoint is disabled")
+    sns.delete_endpoint(EndpointArn=ep)
+    sns.delete_endpoint(EndpointArn=ep)  # idempotent, as on AWS
+    assert error_of(sns.get_endpoint_attributes, EndpointArn=ep) == ("NotFound", "Endpoint does not exist")
+    assert error_of(sns.publish, TargetArn=ep, Message="m") == (
+        "InvalidParameter", "Invalid parameter: TargetArn Reason: No endpoint found for the target arn specified")
+
+    sns.delete_platform_application(PlatformApplicationArn=app)
+    assert error_of(sns.get_platform_application_attributes, PlatformApplicationArn=app) == (
+        "NotFound", "PlatformApplication does not exist")
+
+
+def test_mobile_push_errors(sns):
+    assert error_of(sns.create_platform_application, Name="x", Platform="PIGEON", Attributes={}) == (
+        "InvalidParameter", "Invalid parameter: Platform Reason: PIGEON is not supported")
+    assert error_of(sns.create_platform_application, Name="ios", Platform="APNS", Attributes={"PlatformPrincipal": "cert"}) == (
+        "InvalidParameter", "Invalid parameter: Attributes Reason: PlatformPrincipal attribute provided without PlatformCredential")
+    # Without --push-gateway-url a GCM application is stored, but its
+    # endpoints cannot be published to.
+    gcm = sns.create_platform_application(Name="android-" + uuid.uuid4().hex[:8], Platform="GCM",
+                                          Attributes={"PlatformCredential": "server-key"})["PlatformApplicationArn"]
+    assert "PlatformCredential" not in sns.get_platform_application_attributes(PlatformApplicationArn=gcm)["Attributes"]
+    ep = sns.create_platform_endpoint(PlatformApplicationArn=gcm, Token="gcm-token")["EndpointArn"]
+    assert error_of(sns.publish, TargetArn=ep, Message="m") == (
+        "InvalidParameter", "Invalid parameter: TargetArn Reason: no push gateway is configured for platform GCM on this server")
+    assert error_of(sns.create_platform_endpoint, PlatformApplicationArn=gcm, Token="t", Attributes={"Enabled": "maybe"}) == (
+        "InvalidParameter", "Invalid parameter: Attributes Reason: Enabled: Invalid value [maybe]. Must be true or false.")
+    assert error_of(sns.get_endpoint_attributes, EndpointArn="endpoint/GCM/x") == (
+        "InvalidParameter", "Invalid parameter: EndpointArn Reason: An ARN must have at least 6 elements, not 1")
+    sns.delete_platform_application(PlatformApplicationArn=gcm)
