@@ -154,12 +154,8 @@ func (s *Service) deliverPush(ctx context.Context, dj *deliveryJob, sub jobSub, 
 	}
 	payload := pushPayload(&dj.Pub, ep.App.Platform)
 	if ep.App.Platform == PlatformHerald {
-		region := ep.App.Region
-		if region == s.cfg.Region {
-			region = ""
-		}
 		acct := ep.App.Account
-		_, err := s.q.SendMessage(ctx, sqs.Caller{Account: acct, Region: region, SenderID: acct, Scheme: dj.Pub.Scheme, Host: dj.Pub.Host},
+		_, err := s.q.SendMessage(ctx, sqs.Caller{Account: acct, Region: s.region(ep.App.Region), SenderID: acct, Scheme: dj.Pub.Scheme, Host: dj.Pub.Host},
 			sqs.SendMessageInput{QueueURL: "/" + acct + "/" + r.token(), MessageBody: payload, MessageAttributes: sqsAttributes(n.MessageAttributes)})
 		if err != nil && !transient(err) {
 			return permanentError{err}

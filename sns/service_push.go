@@ -53,20 +53,12 @@ type endpointRecord struct {
 func (r *endpointRecord) token() string { return r.Attributes[EndpointAttrToken] }
 func (r *endpointRecord) enabled() bool { return r.Attributes[EndpointAttrEnabled] == "true" }
 
-// pushRegion is the region c acts in.
-func (s *Service) pushRegion(c Caller) string {
-	if c.Region != "" {
-		return c.Region
-	}
-	return s.cfg.Region
-}
+// pushRegion is the region c acts in, by name.
+func (s *Service) pushRegion(c Caller) string { return s.regionName(s.region(c.Region)) }
 
 // recordAccount is where account's push records of region live.
 func (s *Service) recordAccount(account, region string) string {
-	if region == "" || region == s.cfg.Region {
-		return account
-	}
-	return account + "@" + region
+	return storeAccount(account, s.region(region))
 }
 
 func (a appRef) key() string { return a.Platform + "/" + a.Name }
@@ -438,11 +430,7 @@ func checkEndpointAttributes(attrs map[string]string) *Error {
 // ensureDeviceQueue creates the queue a HERALD token names, in the
 // application's account, unless it exists.
 func (s *Service) ensureDeviceQueue(ctx context.Context, c Caller, a appRef, token string) *Error {
-	region := a.Region
-	if region == s.cfg.Region {
-		region = ""
-	}
-	qc := sqs.Caller{Account: a.Account, Region: region, SenderID: c.SenderID, Scheme: c.Scheme, Host: c.Host}
+	qc := sqs.Caller{Account: a.Account, Region: s.region(a.Region), SenderID: c.SenderID, Scheme: c.Scheme, Host: c.Host}
 	if _, err := s.q.GetQueueURL(ctx, qc, sqs.GetQueueURLInput{QueueName: token}); err == nil {
 		return nil
 	}
