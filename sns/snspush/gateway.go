@@ -4,52 +4,33 @@
 // means delivered; 4xx other than 429 is a permanent failure, and a 4xx
 // whose JSON body is {"invalidToken": true} also says the device token is
 // no longer valid (Herald then disables the endpoint, as AWS does); 5xx,
-// 429, timeouts and connection errors are retried by the SNS service.
+// 429, timeouts and connection errors are retried by the SNS service
+// (snshook sorts the answers).
 package snspush
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
-	"io"
-	"net/http"
-	"net/url"
-	"time"
 
 	"github.com/heraldmq/herald/sns"
+	"github.com/heraldmq/herald/sns/snshook"
 )
 
 // Config configures a Gateway.
-type Config struct {
-	URL     string        // http or https
-	Timeout time.Duration // of one POST (15 s)
-	Client  *http.Client  // nil: one with Timeout that follows no redirects
-}
+type Config = snshook.Config
 
 // Gateway posts pushes to the push gateway; it implements sns.PushGateway.
-type Gateway struct {
-	url    string
-	client *http.Client
-}
+type Gateway struct{ hook *snshook.Hook }
 
 var _ sns.PushGateway = (*Gateway)(nil)
 
 // New checks cfg and returns its Gateway.
 func New(cfg Config) (*Gateway, error) {
-	u, err := url.Parse(cfg.URL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("push gateway %q: want an http or https URL", cfg.URL)
+	h, err := snshook.New("push gateway", "Herald-SNS-Push", cfg)
+	if err != nil {
+		return nil, err
 	}
-	if cfg.Timeout <= 0 {
-		cfg.Timeout = 15 * time.Second
-	}
-	c := cfg.Client
-	if c == nil {
-		c = &http.Client{Timeout: cfg.Timeout,
-			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	}
-	return &Gateway{url: cfg.URL, client: c}, nil
+	return &Gateway{hook: h}, nil
 }
 
 // refusal is what a gateway may answer with a 4xx.
@@ -59,30 +40,11 @@ type refusal struct {
 
 // SendPush posts p once.
 func (g *Gateway) SendPush(ctx context.Context, p sns.Push) (invalidToken bool, err error) {
-	body, err := json.Marshal(p)
-	if err != nil {
-		return false, sns.Permanent(err)
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, g.url, bytes.NewReader(body))
-	if err != nil {
-		return false, sns.Permanent(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("User-Agent", "Herald-SNS-Push")
-	resp, err := g.client.Do(req)
-	if err != nil {
-		return false, err
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	switch code := resp.StatusCode; {
-	case code >= 200 && code < 300:
-		return false, nil
-	case code >= 400 && code < 500 && code != http.StatusTooManyRequests:
+	raw, err := g.hook.Post(ctx, p)
+	if err != nil && sns.IsPermanent(err) {
 		var r refusal
 		_ = json.Unmarshal(raw, &r) // any other body is a plain refusal
-		return r.InvalidToken, sns.Permanent(fmt.Errorf("push gateway answered %s", resp.Status))
-	default:
-		return false, fmt.Errorf("push gateway answered %s", resp.Status)
+		return r.InvalidToken, err
 	}
+	return false, err
 }
