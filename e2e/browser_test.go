@@ -18,8 +18,8 @@ import (
 	"time"
 )
 
-// TestBrowserSelftest loads the web console (package web) in headless
-// Chromium with ?selftest=<word>: the page itself connects to /v1/ws,
+// TestBrowserSelftest loads the device console (package web, /devices) in
+// headless Chromium with ?selftest=<word>: the page itself connects to /v1/ws,
 // subscribes to <word>.#, publishes to <word>.a and waits for the message
 // to come back through its subscription, then titles itself "SELFTEST PASS
 // <message_uuid>". The test then checks over HTTP that the message is
@@ -45,7 +45,7 @@ func TestBrowserSelftest(t *testing.T) {
 	}
 
 	word := uniqueWord(t)
-	pageURL := s.URL + "/?selftest=" + word
+	pageURL := s.URL + "/devices?selftest=" + word
 	title := runSelftestPage(t, ctx, chromium, pageURL)
 	id, ok := strings.CutPrefix(title, "SELFTEST PASS ")
 	if !ok {
@@ -84,6 +84,15 @@ var devtoolsLine = regexp.MustCompile(`DevTools listening on ws://([0-9.:\[\]a-z
 // runSelftestPage opens pageURL in headless Chromium and returns the page's
 // title once it starts with "SELFTEST PASS" or "SELFTEST FAIL".
 func runSelftestPage(t *testing.T, ctx context.Context, chromium, pageURL string) string {
+	t.Helper()
+	return watchPage(t, ctx, chromium, pageURL, func(title string) bool {
+		return strings.HasPrefix(title, "SELFTEST PASS") || strings.HasPrefix(title, "SELFTEST FAIL")
+	})
+}
+
+// watchPage opens pageURL in headless Chromium and calls done with each
+// title the page shows until done answers true; it returns that title.
+func watchPage(t *testing.T, ctx context.Context, chromium, pageURL string, done func(title string) bool) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
@@ -137,15 +146,15 @@ func runSelftestPage(t *testing.T, ctx context.Context, chromium, pageURL string
 	last := ""
 	for ctx.Err() == nil {
 		title, err := pageTitle(ctx, devtools, pageURL)
-		if err == nil {
+		if err == nil && title != last {
 			last = title
-			if strings.HasPrefix(title, "SELFTEST PASS") || strings.HasPrefix(title, "SELFTEST FAIL") {
+			if done(title) {
 				return title
 			}
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	t.Fatalf("the page did not finish its selftest within 60s (title %q); chromium:\n%s", last, logs())
+	t.Fatalf("the page did not finish within 60s (title %q); chromium:\n%s", last, logs())
 	return ""
 }
 

@@ -1,9 +1,15 @@
-// Package web serves Herald's small browser console: one static page (no
-// build step, no external resources) that speaks the WebSocket protocol of
-// docs/websocket.md to subscribe, publish and work a queue. With
-// ?selftest=<word> the page runs a scripted publish-and-receive scenario
-// by itself and reports "SELFTEST PASS <message_uuid>" in its title; the
-// browser end-to-end test drives that.
+// Package web serves Herald's browser pages, embedded in the binary (no
+// build step, no external resources):
+//
+//   - "/", the operator console: queues with their live counts, topics
+//     with their subscriptions, the node; it reads the admin API
+//     (/v1/admin/...) and can send to and purge a queue. With
+//     ?check=... it checks what it shows and reports in its title
+//     (console.js); the browser end-to-end test drives that.
+//   - "/devices", the device console: it speaks the WebSocket protocol of
+//     docs/websocket.md to subscribe, publish and work a queue. With
+//     ?selftest=<word> it runs a scripted publish-and-receive scenario by
+//     itself and reports "SELFTEST PASS <message_uuid>" in its title.
 package web
 
 import (
@@ -11,20 +17,25 @@ import (
 	"net/http"
 )
 
-//go:embed static/index.html static/app.js static/style.css
+//go:embed static/console.html static/console.js static/console.css static/devices.html static/app.js static/style.css
 var static embed.FS
 
 // files maps each served URL path to its embedded file and content type.
 var files = map[string]struct{ name, contentType string }{
-	"/":          {"static/index.html", "text/html; charset=utf-8"},
-	"/app.js":    {"static/app.js", "text/javascript; charset=utf-8"},
-	"/style.css": {"static/style.css", "text/css; charset=utf-8"},
+	"/":            {"static/console.html", "text/html; charset=utf-8"},
+	"/console.js":  {"static/console.js", "text/javascript; charset=utf-8"},
+	"/console.css": {"static/console.css", "text/css; charset=utf-8"},
+	"/devices":     {"static/devices.html", "text/html; charset=utf-8"},
+	"/app.js":      {"static/app.js", "text/javascript; charset=utf-8"},
+	"/style.css":   {"static/style.css", "text/css; charset=utf-8"},
 }
 
 // Assets lists the URL paths of the page's own files, which Handler serves
 // besides the page itself at "/"; every other path is a 404. Wire it as
 // httpapi's SetPage(web.Handler(), web.Assets()...).
-func Assets() []string { return []string{"/app.js", "/style.css"} }
+func Assets() []string {
+	return []string{"/console.js", "/console.css", "/devices", "/app.js", "/style.css"}
+}
 
 // Handler serves the page at "/" and its files at Assets (GET and HEAD).
 func Handler() http.Handler {

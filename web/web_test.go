@@ -17,7 +17,10 @@ func TestHandler(t *testing.T) {
 		contentType  string
 		contains     string
 	}{
-		{"GET", "/", 200, "text/html; charset=utf-8", `<script src="app.js">`},
+		{"GET", "/", 200, "text/html; charset=utf-8", `<script src="/console.js">`},
+		{"GET", "/console.js", 200, "text/javascript; charset=utf-8", `"/v1/admin/queues"`},
+		{"GET", "/console.css", 200, "text/css; charset=utf-8", "table {"},
+		{"GET", "/devices", 200, "text/html; charset=utf-8", `<script src="/app.js">`},
 		{"GET", "/app.js", 200, "text/javascript; charset=utf-8", `"/v1/ws"`},
 		{"GET", "/app.js", 200, "text/javascript; charset=utf-8", "SELFTEST PASS "},
 		{"GET", "/style.css", 200, "text/css; charset=utf-8", "body {"},

@@ -160,6 +160,7 @@ func serve(ctx context.Context, cfg serveConfig, stderr io.Writer) error {
 	}
 	handler.SetWebSocket(wsHandler)
 	registerWSMetrics(m.Registry, wsHandler.Stats())
+	handler.SetAdmin(queues.svc, topics.svc, nodeInfo(cfg.store.engine, cfg.aws.region))
 	handler.SetPage(web.Handler(), web.Assets()...)
 	bgCtx, stopBackground := context.WithCancel(context.Background())
 	defer stopBackground()

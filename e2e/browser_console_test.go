@@ -1,0 +1,102 @@
+package e2e
+
+import (
+	"context"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sns"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+)
+
+// TestBrowserConsole loads the operator console at "/" in headless
+// Chromium and lets it check what it shows (console.js, ?check=): a queue
+// with its 3 visible messages, then, without a reload, the 5 it has after 2
+// more are sent (the console updates by itself), then a topic with its
+// subscription.
+func TestBrowserConsole(t *testing.T) {
+	chromium := findChromium(t)
+	s := startServer(t, "")
+	ctx := ctxFor(t, 2*time.Minute)
+	q := sqsClient(s)
+	url := newQueue(t, q, "", nil)
+	queue := url[strings.LastIndex(url, "/")+1:]
+	send := func(n int) {
+		t.Helper()
+		for range n {
+			if _, err := q.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(url), MessageBody: aws.String("m")}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	send(3)
+	topics := snsClient(s)
+	topic := newTopic(t, topics, nil)
+	if _, err := topics.Subscribe(ctx, &sns.SubscribeInput{TopicArn: aws.String(topic), Protocol: aws.String("sqs"),
+		Endpoint: aws.String(queueArn(t, q, url))}); err != nil {
+		t.Fatal(err)
+	}
+	topicName := topic[strings.LastIndex(topic, ":")+1:]
+
+	pageURL := s.URL + "/?check=q:" + queue + ":3,q:" + queue + ":5,t:" + topicName + ":1"
+	sent := false
+	title := watchPage(t, ctx, chromium, pageURL, func(title string) bool {
+		if title == "CONSOLE STEP 1" && !sent {
+			send(2)
+			sent = true
+		}
+		return title == "CONSOLE PASS" || strings.HasPrefix(title, "CONSOLE FAIL")
+	})
+	if title != "CONSOLE PASS" {
+		t.Fatalf("console reported %q\nserver log:\n%s", title, s.logs())
+	}
+}
+
+// TestBrowserConsoleScreenshot guards against an empty or broken page: a
+// screenshot of the console, taken once its scripts ran, is a real PNG of
+// which a good part is not background.
+func TestBrowserConsoleScreenshot(t *testing.T) {
+	chromium := findChromium(t)
+	s := startServer(t, "")
+	newQueue(t, sqsClient(s), "", nil)
+	shot := filepath.Join(t.TempDir(), "console.png")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, chromium, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
+		"--user-data-dir="+t.TempDir(), "--window-size=1280,800", "--virtual-time-budget=5000", "--screenshot="+shot, s.URL+"/")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("chromium --screenshot: %v\n%s", err, out)
+	}
+	f, err := os.Open(shot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("the screenshot is not a PNG: %v", err)
+	}
+	b := img.Bounds()
+	inked, total := 0, 0
+	for y := b.Min.Y; y < b.Max.Y; y += 2 {
+		for x := b.Min.X; x < b.Max.X; x += 2 {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			total++
+			if r < 0xe000 || g < 0xe000 || bl < 0xe000 {
+				inked++
+			}
+		}
+	}
+	// Headings, the navigation, the table's header and rows: a page that
+	// rendered nothing (or only an error) stays far below this.
+	t.Logf("ink: %.2f%%", 100*float64(inked)/float64(total))
+	if frac := float64(inked) / float64(total); frac < 0.005 {
+		t.Fatalf("the console's screenshot is %.2f%% ink: an empty page", 100*frac)
+	}
+}

@@ -1,0 +1,289 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/heraldmq/herald"
+	"github.com/heraldmq/herald/access"
+	"github.com/heraldmq/herald/sns"
+	"github.com/heraldmq/herald/sqs"
+)
+
+// The admin API (docs/http-api.md, "Admin API") is what the console at "/"
+// reads and does; scripts may call it too. It acts through the SQS and SNS
+// services as the request's identity (established like every /v1/ route),
+// so those services authorize each action exactly as they do for the AWS
+// APIs: an identity sees and changes only its own account's queues and
+// topics.
+
+// Admin bounds.
+const (
+	adminMaxQueues   = 200 // queues one listing reads (with their counts)
+	adminMaxTopics   = 100 // topics one listing reads (with their subscriptions)
+	adminMaxSubs     = 100 // subscriptions shown per topic
+	adminMaxBodySize = 256 << 10
+)
+
+// NodeInfo describes this Herald node for the console.
+type NodeInfo struct {
+	Version string    `json:"version"`
+	Engine  string    `json:"engine"`
+	Started time.Time `json:"started"`
+	Region  string    `json:"region"`
+}
+
+// admin is the admin API's state.
+type admin struct {
+	queues sqs.API
+	topics sns.API // nil: no topics
+	node   NodeInfo
+}
+
+// SetAdmin serves the admin API over queues and topics (topics may be nil).
+func (s *Server) SetAdmin(queues sqs.API, topics sns.API, node NodeInfo) {
+	a := &admin{queues: queues, topics: topics, node: node}
+	s.route("/v1/admin/node", methods{http.MethodGet: s.adminNode(a)})
+	s.route("/v1/admin/queues", methods{http.MethodGet: s.adminQueues(a)})
+	s.route("/v1/admin/queues/{name}/messages", methods{http.MethodPost: s.adminSend(a)})
+	s.route("/v1/admin/queues/{name}/purge", methods{http.MethodPost: s.adminPurge(a)})
+	s.route("/v1/admin/topics", methods{http.MethodGet: s.adminTopics(a)})
+}
+
+// adminCaller is the request's identity as the SQS and SNS services see
+// their caller.
+func adminCaller(r *http.Request) sqs.Caller {
+	id, _ := access.FromContext(r.Context())
+	return sqs.Caller{Account: id.Account, SenderID: "console:" + id.Subject, Scheme: requestScheme(r), Host: r.Host}
+}
+
+func requestScheme(r *http.Request) string {
+	if r.TLS != nil || r.Header.Get("X-Forwarded-Proto") == "https" {
+		return "https"
+	}
+	return "http"
+}
+
+// adminError turns an SQS or SNS error into Herald's error shape.
+func adminError(err error) error {
+	var qe *sqs.Error
+	var te *sns.Error
+	status, msg := 0, ""
+	switch {
+	case errors.As(err, &qe):
+		status, msg = qe.Status, qe.Code+": "+qe.Message
+		if qe.Code == sqs.CodeQueueDoesNotExist {
+			status = http.StatusNotFound
+		}
+	case errors.As(err, &te):
+		status, msg = te.Status, te.Code+": "+te.Message
+	default:
+		return err
+	}
+	code := herald.EInternal
+	switch {
+	case status == http.StatusNotFound:
+		code = herald.ENotFound
+	case status == http.StatusForbidden:
+		code = herald.EForbidden
+	case status == http.StatusServiceUnavailable:
+		code = herald.EUnavailable
+	case status >= 400 && status < 500:
+		code = herald.EInvalid
+	}
+	return herald.Errorf(code, "%s", msg)
+}
+
+// QueueView is one queue as the admin API shows it.
+type QueueView struct {
+	Name             string            `json:"name"`
+	URL              string            `json:"url"`
+	ARN              string            `json:"arn"`
+	FIFO             bool              `json:"fifo"`
+	Visible          int64             `json:"visible"`
+	InFlight         int64             `json:"in_flight"`
+	Delayed          int64             `json:"delayed"`
+	DeadLetterTarget string            `json:"dead_letter_target,omitempty"`
+	Attributes       map[string]string `json:"attributes"`
+}
+
+func (s *Server) adminNode(a *admin) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		out := map[string]any{"node": a.node, "uptime_seconds": int64(time.Since(a.node.Started).Seconds()), "components": s.components()}
+		writeJSON(w, http.StatusOK, out)
+	}
+}
+
+func (s *Server) adminQueues(a *admin) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		c := adminCaller(r)
+		ctx := r.Context()
+		var urls []string
+		in := sqs.ListQueuesInput{MaxResults: ptrInt(1000)}
+		for len(urls) < adminMaxQueues {
+			out, err := a.queues.ListQueues(ctx, c, in)
+			if err != nil {
+				writeError(w, r, s.log, adminError(err))
+				return
+			}
+			urls = append(urls, out.QueueURLs...)
+			if out.NextToken == "" {
+				break
+			}
+			in.NextToken = out.NextToken
+		}
+		if len(urls) > adminMaxQueues {
+			urls = urls[:adminMaxQueues]
+		}
+		views := make([]QueueView, 0, len(urls))
+		for _, u := range urls {
+			v, err := queueView(ctx, a.queues, c, u)
+			if err != nil {
+				if herald.ErrorCode(adminError(err)) == herald.ENotFound {
+					continue // deleted meanwhile
+				}
+				writeError(w, r, s.log, adminError(err))
+				return
+			}
+			views = append(views, v)
+		}
+		sort.Slice(views, func(i, j int) bool { return views[i].Name < views[j].Name })
+		writeJSON(w, http.StatusOK, map[string]any{"queues": views, "truncated": len(urls) == adminMaxQueues})
+	}
+}
+
+// queueView reads one queue's attributes and counts.
+func queueView(ctx context.Context, q sqs.API, c sqs.Caller, url string) (QueueView, error) {
+	attrs, err := q.GetQueueAttributes(ctx, c, sqs.GetQueueAttributesInput{QueueURL: url, AttributeNames: []string{"All"}})
+	if err != nil {
+		return QueueView{}, err
+	}
+	_, _, name, _ := sqs.ParseQueueURL(url)
+	n := func(k string) int64 { v, _ := strconv.ParseInt(attrs[k], 10, 64); return v }
+	v := QueueView{
+		Name: name, URL: url, ARN: attrs["QueueArn"], FIFO: attrs["FifoQueue"] == "true",
+		Visible: n("ApproximateNumberOfMessages"), InFlight: n("ApproximateNumberOfMessagesNotVisible"),
+		Delayed: n("ApproximateNumberOfMessagesDelayed"), Attributes: attrs,
+	}
+	if rp := attrs["RedrivePolicy"]; rp != "" {
+		if p, err := sqs.ParseRedrivePolicy(rp, sqs.DefaultLimits()); err == nil {
+			v.DeadLetterTarget = p.DeadLetterTargetARN
+		}
+	}
+	return v, nil
+}
+
+// queueURLOf is the URL of the caller's queue name.
+func queueURLOf(ctx context.Context, q sqs.API, c sqs.Caller, name string) (string, error) {
+	return q.GetQueueURL(ctx, c, sqs.GetQueueURLInput{QueueName: name})
+}
+
+func (s *Server) adminSend(a *admin) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		c := adminCaller(r)
+		body, err := readBody(w, r, adminMaxBodySize)
+		if err != nil {
+			writeError(w, r, s.log, err)
+			return
+		}
+		var in struct {
+			Body  string  `json:"body"`
+			Group *string `json:"group,omitempty"`
+		}
+		if err := decodeStrict(body, &in); err != nil {
+			writeError(w, r, s.log, err)
+			return
+		}
+		url, err := queueURLOf(r.Context(), a.queues, c, r.PathValue("name"))
+		if err != nil {
+			writeError(w, r, s.log, adminError(err))
+			return
+		}
+		send := sqs.SendMessageInput{QueueURL: url, MessageBody: in.Body, MessageGroupID: in.Group}
+		if in.Group != nil {
+			dedup := strconv.FormatInt(time.Now().UnixNano(), 36)
+			send.MessageDeduplicationID = &dedup
+		}
+		out, err := a.queues.SendMessage(r.Context(), c, send)
+		if err != nil {
+			writeError(w, r, s.log, adminError(err))
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]string{"message_id": out.MessageID})
+	}
+}
+
+func (s *Server) adminPurge(a *admin) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		c := adminCaller(r)
+		url, err := queueURLOf(r.Context(), a.queues, c, r.PathValue("name"))
+		if err == nil {
+			err = a.queues.PurgeQueue(r.Context(), c, url)
+		}
+		if err != nil {
+			writeError(w, r, s.log, adminError(err))
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]string{"purged": r.PathValue("name")})
+	}
+}
+
+// TopicView is one topic as the admin API shows it.
+type TopicView struct {
+	ARN           string                    `json:"arn"`
+	Name          string                    `json:"name"`
+	Attributes    map[string]string         `json:"attributes"`
+	Subscriptions []sns.SubscriptionSummary `json:"subscriptions"`
+}
+
+func (s *Server) adminTopics(a *admin) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if a.topics == nil {
+			writeJSON(w, http.StatusOK, map[string]any{"topics": []TopicView{}})
+			return
+		}
+		c := adminCaller(r)
+		ctx := r.Context()
+		var arns []string
+		next := ""
+		for len(arns) < adminMaxTopics {
+			out, err := a.topics.ListTopics(ctx, c, next)
+			if err != nil {
+				writeError(w, r, s.log, adminError(err))
+				return
+			}
+			arns = append(arns, out.TopicARNs...)
+			if next = out.NextToken; next == "" {
+				break
+			}
+		}
+		if len(arns) > adminMaxTopics {
+			arns = arns[:adminMaxTopics]
+		}
+		views := make([]TopicView, 0, len(arns))
+		for _, arn := range arns {
+			attrs, err := a.topics.GetTopicAttributes(ctx, c, arn)
+			if err != nil {
+				continue // deleted meanwhile, or not readable
+			}
+			subs, err := a.topics.ListSubscriptionsByTopic(ctx, c, arn, "")
+			if err != nil {
+				writeError(w, r, s.log, adminError(err))
+				return
+			}
+			list := subs.Subscriptions
+			if len(list) > adminMaxSubs {
+				list = list[:adminMaxSubs]
+			}
+			_, _, name, _ := sns.ParseTopicARN(arn, "TopicArn")
+			views = append(views, TopicView{ARN: arn, Name: name, Attributes: attrs, Subscriptions: list})
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"topics": views, "truncated": len(arns) == adminMaxTopics})
+	}
+}
+
+func ptrInt(n int) *int { return &n }

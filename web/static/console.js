@@ -1,0 +1,209 @@
+// Herald's operator console: reads the admin API (/v1/admin/...) every
+// POLL_MS and renders queues, topics and the node. Text from the server
+// is only ever set as textContent, never parsed as HTML.
+//
+// A credential, when Herald requires one, is given as ?token=<JWT> and
+// sent as a bearer token.
+//
+// Tests: ?check=q:NAME:VISIBLE,t:NAME:SUBSCRIPTIONS,... makes the page
+// wait, in order, until the queue NAME shows VISIBLE visible messages (or
+// the topic NAME shows that many subscriptions), titling itself
+// "CONSOLE STEP <i>" after each step but the last and "CONSOLE PASS" at
+// the end, or "CONSOLE FAIL <reason>" after 30 s.
+"use strict";
+
+const POLL_MS = 1500;
+const params = new URLSearchParams(location.search);
+const token = params.get("token");
+const $ = (id) => document.getElementById(id);
+
+let selected = null; // name of the queue whose detail is open
+let lastOK = 0;
+let queues = [];
+let topics = [];
+
+function api(path, init = {}) {
+  init.headers = Object.assign({}, init.headers || {});
+  if (token) init.headers["Authorization"] = "Bearer " + token;
+  return fetch(path, init).then(async (r) => {
+    const body = await r.json().catch(() => ({}));
+    if (!r.ok) {
+      const e = (body && body.error) || {};
+      throw new Error((e.code || r.status) + ": " + (e.message || r.statusText));
+    }
+    return body;
+  });
+}
+
+function el(tag, text, cls) {
+  const e = document.createElement(tag);
+  if (text !== undefined && text !== null) e.textContent = String(text);
+  if (cls) e.className = cls;
+  return e;
+}
+
+function showError(err) {
+  const p = $("error");
+  p.hidden = !err;
+  p.textContent = err ? String(err.message || err) : "";
+}
+
+// Views.
+function showView() {
+  const view = (location.hash || "#queues").slice(1);
+  for (const s of document.querySelectorAll("section.view")) s.hidden = s.id !== view;
+  for (const a of document.querySelectorAll("nav a[data-view]")) a.classList.toggle("active", a.dataset.view === view);
+}
+window.addEventListener("hashchange", showView);
+
+function renderQueues(data) {
+  queues = data.queues || [];
+  const rows = $("queue-rows");
+  rows.replaceChildren();
+  for (const q of queues) {
+    const tr = el("tr", null, "queue");
+    tr.dataset.name = q.name;
+    if (q.name === selected) tr.classList.add("selected");
+    tr.append(el("td", q.name), el("td", q.fifo ? "FIFO" : "standard"),
+      el("td", q.visible, "n"), el("td", q.in_flight, "n"), el("td", q.delayed, "n"),
+      el("td", q.dead_letter_target ? q.dead_letter_target.split(":").pop() : ""));
+    tr.addEventListener("click", () => { selected = q.name; renderQueues({ queues }); renderDetail(); });
+    rows.append(tr);
+  }
+  $("queues-note").textContent = queues.length === 0 ? "No queues yet." :
+    (data.truncated ? "Showing the first " + queues.length + " queues." : "");
+  renderDetail();
+}
+
+function renderDetail() {
+  const q = queues.find((x) => x.name === selected);
+  $("queue-detail").hidden = !q;
+  if (!q) return;
+  $("queue-title").textContent = q.name + " (" + q.url + ")";
+  $("send-group").parentElement.hidden = !q.fifo;
+  const body = $("queue-attrs");
+  body.replaceChildren();
+  for (const k of Object.keys(q.attributes).sort()) {
+    const tr = el("tr");
+    tr.append(el("td", k), el("td", q.attributes[k]));
+    body.append(tr);
+  }
+}
+
+function renderTopics(data) {
+  topics = data.topics || [];
+  const list = $("topic-list");
+  list.replaceChildren();
+  if (topics.length === 0) list.append(el("p", "No topics yet.", "note"));
+  for (const t of topics) {
+    const div = el("div", null, "topic");
+    div.append(el("h3", t.name));
+    div.append(el("p", t.arn, "note"));
+    const table = el("table");
+    const head = el("tr");
+    head.append(el("th", "Protocol"), el("th", "Endpoint"), el("th", "State"));
+    table.append(head);
+    for (const s of t.subscriptions || []) {
+      const tr = el("tr");
+      const pending = s.SubscriptionARN === "PendingConfirmation";
+      tr.append(el("td", s.Protocol), el("td", s.Endpoint), el("td", pending ? "pending confirmation" : "confirmed", pending ? "pending" : ""));
+      table.append(tr);
+    }
+    div.append(table);
+    list.append(div);
+  }
+}
+
+function renderNode(data) {
+  const rows = $("node-rows");
+  rows.replaceChildren();
+  const n = data.node || {};
+  const add = (k, v) => { const tr = el("tr"); tr.append(el("td", k), el("td", v)); rows.append(tr); };
+  add("Version", n.version);
+  add("Engine", n.engine);
+  add("Region", n.region);
+  add("Started", n.started);
+  add("Uptime", data.uptime_seconds + " s");
+  for (const [k, v] of Object.entries(data.components || {})) add(k, v);
+}
+
+async function poll() {
+  try {
+    const [q, t, n] = await Promise.all([api("/v1/admin/queues"), api("/v1/admin/topics"), api("/v1/admin/node")]);
+    renderQueues(q);
+    renderTopics(t);
+    renderNode(n);
+    lastOK = Date.now();
+    showError(null);
+    check();
+  } catch (err) {
+    showError(err);
+  }
+  const live = $("live");
+  const age = Date.now() - lastOK;
+  live.textContent = lastOK ? (age < 3 * POLL_MS ? "live · " + new Date(lastOK).toLocaleTimeString() : "stale since " + new Date(lastOK).toLocaleTimeString()) : "not connected";
+  live.className = "live " + (lastOK && age < 3 * POLL_MS ? "ok" : "stale");
+}
+
+// Actions.
+$("send-form").addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  const q = queues.find((x) => x.name === selected);
+  if (!q) return;
+  const body = { body: $("send-body").value };
+  if (q.fifo) body.group = $("send-group").value || "console";
+  try {
+    const out = await api("/v1/admin/queues/" + encodeURIComponent(q.name) + "/messages",
+      { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+    $("queue-result").textContent = "Sent " + out.message_id;
+    poll();
+  } catch (err) {
+    $("queue-result").textContent = String(err.message || err);
+  }
+});
+
+$("purge").addEventListener("click", async () => {
+  if (!selected || !confirm("Delete every message of " + selected + "?")) return;
+  try {
+    await api("/v1/admin/queues/" + encodeURIComponent(selected) + "/purge", { method: "POST" });
+    $("queue-result").textContent = "Purged " + selected;
+    poll();
+  } catch (err) {
+    $("queue-result").textContent = String(err.message || err);
+  }
+});
+
+// The test mode (?check=...).
+const steps = (params.get("check") || "").split(",").filter(Boolean).map((s) => {
+  const [kind, name, want] = s.split(":");
+  return { kind, name, want: Number(want) };
+});
+let step = 0;
+const checkStart = Date.now();
+
+function check() {
+  if (step >= steps.length) return;
+  const s = steps[step];
+  let got;
+  if (s.kind === "q") {
+    const row = Array.from(document.querySelectorAll("#queue-rows tr")).find((tr) => tr.dataset.name === s.name);
+    got = row ? Number(row.children[2].textContent) : undefined;
+  } else {
+    const t = topics.find((x) => x.name === s.name);
+    got = t ? t.subscriptions.length : undefined;
+  }
+  if (got === s.want) {
+    step++;
+    document.title = step === steps.length ? "CONSOLE PASS" : "CONSOLE STEP " + step;
+  }
+}
+
+if (steps.length > 0) {
+  setTimeout(() => {
+    if (step < steps.length) document.title = "CONSOLE FAIL step " + (step + 1) + " (" + steps[step].kind + ":" + steps[step].name + ") never showed " + steps[step].want;
+  }, 30000);
+}
+
+showView();
+poll();
+setInterval(poll, POLL_MS);
