@@ -2,7 +2,13 @@ package e2e
 
 import (
 	"fmt"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/google/uuid"
 
 	"github.com/heraldmq/herald/api"
 	"github.com/heraldmq/herald/client"
@@ -40,4 +46,34 @@ func TestBatchPutLastEntryIsLatest(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestWebSocketQueueFramesNameTheQueueByItsURL subscribes to a queue by
+// name and checks that its queue_message frames carry the URL CreateQueue
+// gave (this server's address, not a fixed host), and that subscribing to
+// a queue that does not exist gets not_found naming that queue.
+func TestWebSocketQueueFramesNameTheQueueByItsURL(t *testing.T) {
+	s := startServer(t, "")
+	q := sqsClient(s)
+	name := "device-" + uuid.NewString()[:8]
+	url := newQueueNamed(t, q, name)
+	if !strings.HasPrefix(url, s.URL+"/") {
+		t.Fatalf("CreateQueue gave %s, want a URL under %s", url, s.URL)
+	}
+	if _, err := q.SendMessage(ctxFor(t, 30*time.Second), &sqs.SendMessageInput{QueueUrl: aws.String(url), MessageBody: aws.String("hello")}); err != nil {
+		t.Fatal(err)
+	}
+	c := dialWS(t, s)
+	c.request(map[string]any{"type": "subscribe_queue", "queue": name})
+	c.next(10*time.Second, ofType("subscribed"))
+	if f := c.next(15*time.Second, ofType("queue_message")); f["queue"] != url {
+		t.Errorf("queue_message names the queue %v, want its URL %s", f["queue"], url)
+	}
+
+	missing := "nosuch-" + uuid.NewString()[:8]
+	id := c.request(map[string]any{"type": "subscribe_queue", "queue": missing})
+	f := c.next(10*time.Second, func(f map[string]any) bool { return f["id"] == id })
+	if msg, _ := f["message"].(string); f["type"] != "error" || f["code"] != "not_found" || !strings.Contains(msg, missing) {
+		t.Errorf("subscribe_queue of a missing queue answered %v, want not_found naming %s", f, missing)
+	}
 }

@@ -158,7 +158,7 @@ func serve(ctx context.Context, cfg serveConfig, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	handler.SetWebSocket(wsHandler)
+	handler.SetWebSocket(withRequestOrigin(wsHandler))
 	registerWSMetrics(m.Registry, wsHandler.Stats())
 	handler.SetPage(web.Handler(), web.Assets()...)
 	bgCtx, stopBackground := context.WithCancel(context.Background())
