@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -75,5 +76,35 @@ func TestWebSocketQueueFramesNameTheQueueByItsURL(t *testing.T) {
 	f := c.next(10*time.Second, func(f map[string]any) bool { return f["id"] == id })
 	if msg, _ := f["message"].(string); f["type"] != "error" || f["code"] != "not_found" || !strings.Contains(msg, missing) {
 		t.Errorf("subscribe_queue of a missing queue answered %v, want not_found naming %s", f, missing)
+	}
+}
+
+// TestCurlMistakesGetHints makes two mistakes of a first curl session and
+// checks what the answers say: a body that is not base64, and a pattern
+// with a bare # (curl does not send a URL's fragment).
+func TestCurlMistakesGetHints(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("no curl")
+	}
+	s := startServer(t, "")
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"body not base64", []string{"-X", "POST", s.URL + "/v1/messages", "-H", "Content-Type: application/json",
+			"-d", `{"metadata": {"paths": ["feeds.a"]}, "body": "hello world"}`}, `field \"body\" is not base64`},
+		{"a bare # in a pattern", []string{s.URL + "/v1/latest?pattern=feeds.#"}, "write # as %23"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := exec.Command("curl", append([]string{"-sS", "--fail-with-body"}, tc.args...)...).CombinedOutput()
+			if err == nil {
+				t.Fatalf("curl succeeded: %s", out)
+			}
+			if !strings.Contains(string(out), tc.want) || strings.Contains(string(out), "malformed JSON") {
+				t.Errorf("answer %s, want it to say %s", out, tc.want)
+			}
+		})
 	}
 }
