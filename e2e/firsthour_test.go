@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os/exec"
 	"strings"
@@ -106,5 +108,49 @@ func TestCurlMistakesGetHints(t *testing.T) {
 				t.Errorf("answer %s, want it to say %s", out, tc.want)
 			}
 		})
+	}
+}
+
+// TestStartupFailsFastWithOneLine starts a second herald serve on a port
+// a first one holds, then on the first one's data directory: each exits 1
+// at once with one line that says what is wrong. The first one's start
+// log has the banner's URLs and none of Pebble's recovery lines.
+func TestStartupFailsFastWithOneLine(t *testing.T) {
+	first := startServer(t, "")
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"port taken", []string{"--listen", strings.TrimPrefix(first.URL, "http://"), "--data-dir", t.TempDir()}, "the port is in use"},
+		{"data directory locked", []string{"--listen", "127.0.0.1:0", "--data-dir", first.DataDir}, "is locked by another Herald process"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			began := time.Now()
+			out, err := exec.CommandContext(ctx, heraldBin, append([]string{"serve"}, tc.args...)...).CombinedOutput()
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+				t.Fatalf("herald serve: %v, want exit status 1\n%s", err, out)
+			}
+			lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+			if len(lines) != 1 || !strings.HasPrefix(lines[0], "herald: ") || !strings.Contains(lines[0], tc.want) {
+				t.Errorf("herald serve printed %q, want one line saying %q", out, tc.want)
+			}
+			if d := time.Since(began); d > 10*time.Second {
+				t.Errorf("herald serve took %s to fail", d)
+			}
+		})
+	}
+	logs := first.logs()
+	for _, want := range []string{"console=" + first.URL + "/", "sqs_sns_endpoint=" + first.URL, "metrics=" + first.URL + "/metrics"} {
+		if !strings.Contains(logs, want) {
+			t.Errorf("the start log lacks %s:\n%s", want, logs)
+		}
+	}
+	if strings.Contains(logs, "component=pebble") {
+		t.Errorf("the start log has Pebble's lines at the info level:\n%s", logs)
 	}
 }
