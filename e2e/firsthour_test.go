@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -152,5 +153,28 @@ func TestStartupFailsFastWithOneLine(t *testing.T) {
 	}
 	if strings.Contains(logs, "component=pebble") {
 		t.Errorf("the start log has Pebble's lines at the info level:\n%s", logs)
+	}
+}
+
+// TestREADMETourWorksAsWritten runs the README's 60-second tour with the
+// built herald binary against a real server (its address swapped in).
+func TestREADMETourWorksAsWritten(t *testing.T) {
+	s := startServer(t, "")
+	script := strings.ReplaceAll(readmeBlock(t, "## A 60-second tour", "sh"), "http://127.0.0.1:4566", s.URL)
+	var lines []string
+	for _, line := range strings.Split(script, "\n") {
+		if rest, ok := strings.CutPrefix(line, "herald "); ok {
+			line = heraldBin + " " + rest
+		}
+		lines = append(lines, line)
+	}
+	cmd := exec.Command("bash", "-euo", "pipefail", "-c", strings.Join(lines, "\n"))
+	cmd.Env = append(os.Environ(), "HERALD_SERVER="+s.URL)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the tour failed: %v\n%s", err, out)
+	}
+	if n := strings.Count(string(out), `"path": "tour.hello"`) + strings.Count(string(out), `"path":"tour.hello"`); n != 2 {
+		t.Errorf("the tour showed tour.hello's latest %d times, want 2 (CLI and curl):\n%s", n, out)
 	}
 }
