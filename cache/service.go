@@ -78,6 +78,11 @@ func (s *Service) Put(ctx context.Context, in PutInput) (*Message, bool, error) 
 	if err != nil {
 		return nil, false, err
 	}
+	return s.put(ctx, m)
+}
+
+// put authorizes and stores one built message.
+func (s *Service) put(ctx context.Context, m *Message) (*Message, bool, error) {
 	if err := s.authorizeWrite(ctx, m); err != nil {
 		return nil, false, err
 	}
@@ -114,16 +119,53 @@ func (s *Service) PutBatch(ctx context.Context, ins []PutInput) ([]PutResult, er
 	if len(ins) > s.cfg.MaxBatch {
 		return nil, herald.Errorf(herald.ETooLarge, "a batch holds at most %d messages, not %d", s.cfg.MaxBatch, len(ins))
 	}
+	// Build every entry first, in request order, so that the ids Herald
+	// assigns (and with them message times) follow the request: the last
+	// entry for a path is its latest. Only the writes run concurrently.
 	results := make([]PutResult, len(ins))
+	built := make([]*Message, len(ins))
+	var prev uuid.Time // the time of the last id assigned in this batch
+	for i, in := range ins {
+		m, err := s.build(in)
+		if err != nil {
+			results[i].Err = err
+			continue
+		}
+		if in.MessageID == "" {
+			if m.ID, err = s.idAfter(m.ID, prev); err != nil {
+				results[i].Err = err
+				continue
+			}
+			prev = m.ID.Time()
+		}
+		built[i] = m
+	}
 	var wg sync.WaitGroup
-	for i := range ins {
+	for i, m := range built {
+		if m == nil {
+			continue
+		}
 		wg.Go(func() {
-			m, created, err := s.Put(ctx, ins[i])
+			m, created, err := s.put(ctx, m)
 			results[i] = PutResult{Message: m, Created: created, Err: err}
 		})
 	}
 	wg.Wait()
 	return results, nil
+}
+
+// idAfter returns id, or when id's time is not after prev (two ids assigned
+// within one clock tick), a newly assigned id whose time is. It gives up
+// after a few tries (a clock set back) and returns the last id it made.
+func (s *Service) idAfter(id uuid.UUID, prev uuid.Time) (uuid.UUID, error) {
+	for try := 0; try < 1000 && prev != 0 && id.Time() <= prev; try++ {
+		next, err := s.newID()
+		if err != nil {
+			return uuid.Nil, &herald.Error{Code: herald.EInternal, Message: "cannot generate a UUID", Err: err}
+		}
+		id = next
+	}
+	return id, nil
 }
 
 // build turns client input into a complete, valid Message.

@@ -649,6 +649,70 @@ func TestPutBatchSameIDTwiceCreatesOnce(t *testing.T) {
 	}
 }
 
+// TestPutBatchAssignsIDsInRequestOrder puts three versions of one path in
+// a batch, many times over, and checks that the ids Herald assigns follow
+// the request, so the last entry is the path's latest: with the system's
+// generator, and with one whose clock stalls (the same time three times,
+// clock sequences falling) before it moves on.
+func TestPutBatchAssignsIDsInRequestOrder(t *testing.T) {
+	stalling := func() func() (uuid.UUID, error) {
+		var mu sync.Mutex
+		at, calls := time.Now(), 0
+		return func() (uuid.UUID, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			calls++
+			if calls%4 != 0 { // three calls at one time, then a tick later
+				return v1At(at, uint16(1000-calls)), nil
+			}
+			at = at.Add(100 * time.Nanosecond)
+			return v1At(at, uint16(1000-calls)), nil
+		}
+	}
+	tests := []struct {
+		name  string
+		newID func() (uuid.UUID, error) // nil: the system's
+	}{
+		{"the system's generator", nil},
+		{"a generator whose clock stalls", stalling()},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			svc := newService(t, cache.DefaultConfig())
+			if tc.newID != nil {
+				cache.SetNewID(svc, tc.newID)
+			}
+			ctx := context.Background()
+			for round := range 30 {
+				path := fmt.Sprintf("order.r%d", round)
+				res, err := svc.PutBatch(ctx, []cache.PutInput{
+					{Metadata: meta(path), Body: []byte("1")},
+					{Metadata: meta(path), Body: []byte("2")},
+					{Metadata: meta(path), Body: []byte("3")},
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i, r := range res {
+					if r.Err != nil || !r.Created {
+						t.Fatalf("round %d entry %d: created=%v err=%v", round, i, r.Created, r.Err)
+					}
+					if i > 0 && !r.Message.Time().After(res[i-1].Message.Time()) {
+						t.Errorf("round %d: entry %d's id %s is not later than entry %d's %s", round, i, r.Message.ID, i-1, res[i-1].Message.ID)
+					}
+				}
+				got, _, err := svc.Latest(ctx, path, "", 10)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(got) != 1 || string(got[0].Message.Body) != "3" {
+					t.Fatalf("round %d: latest of %s = %v, want the batch's last entry (body 3)", round, path, got)
+				}
+			}
+		})
+	}
+}
+
 func TestGet(t *testing.T) {
 	svc := newService(t, cache.DefaultConfig())
 	m := mustPut(t, svc, cache.PutInput{Metadata: meta("get.a"), Body: []byte{0, 1, 2, 255}})

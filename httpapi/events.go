@@ -70,7 +70,7 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	pattern := r.URL.Query().Get("pattern")
 	if _, err := paths.ParsePattern(pattern); err != nil {
-		writeError(w, r, s.log, herald.Errorf(herald.EInvalid, "pattern: %v", err))
+		writeError(w, r, s.log, withHashHint(herald.Errorf(herald.EInvalid, "pattern: %v", err), r.URL.Query()))
 		return
 	}
 	if err := s.cache.AuthorizeRead(r.Context(), pattern); err != nil {

@@ -71,14 +71,33 @@ func decodeStrict(body []byte, v any) error {
 			return nil
 		}
 		if err := json.Unmarshal(value, target); err != nil {
+			var b64 base64.CorruptInputError
+			if errors.As(err, &b64) {
+				return notBase64Error{name, int64(b64)}
+			}
 			return fmt.Errorf("field %q: %s", name, describeJSONError(err))
 		}
 		return nil
 	})
+	var nb notBase64Error
+	if errors.As(err, &nb) {
+		return herald.Errorf(herald.EInvalid, "%v", nb)
+	}
 	if err != nil {
 		return herald.Errorf(herald.EInvalid, "malformed JSON: %v", err)
 	}
 	return nil
+}
+
+// notBase64Error is a bytes field whose JSON string is not base64: well
+// formed JSON, so not reported as malformed.
+type notBase64Error struct {
+	field  string
+	offset int64
+}
+
+func (e notBase64Error) Error() string {
+	return fmt.Sprintf("field %q is not base64 (bad data at byte %d): encode it in standard base64 with padding, as `base64` or btoa() do (\"hello\" is \"aGVsbG8=\")", e.field, e.offset)
 }
 
 // decodeBase64String decodes value into *dst when it is a JSON string with

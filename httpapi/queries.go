@@ -1,9 +1,11 @@
 package httpapi
 
 import (
+	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/heraldmq/herald"
@@ -18,6 +20,18 @@ func pageParams(q url.Values) (limit int, cursor string, err error) {
 		}
 	}
 	return limit, q.Get("cursor"), nil
+}
+
+// withHashHint adds a hint to err, an error about the pattern parameter of
+// q, when the pattern looks cut short at a bare '#': a URL's '#' starts its
+// fragment, which clients never send, so "pattern=feeds.#" arrives as
+// "feeds." and "pattern=#" as "".
+func withHashHint(err error, q url.Values) error {
+	var he *herald.Error
+	if p := q.Get("pattern"); err == nil || !q.Has("pattern") || (p != "" && !strings.HasSuffix(p, ".")) || !errors.As(err, &he) || he.Code != herald.EInvalid {
+		return err
+	}
+	return &herald.Error{Code: he.Code, Message: he.Message + "; a # in a URL starts its fragment and is not sent: write # as %23 (pattern=feeds.%23)", Err: he.Err}
 }
 
 func required(q url.Values, name string) (string, error) {
@@ -37,12 +51,12 @@ func (s *Server) latest(w http.ResponseWriter, r *http.Request) {
 	}
 	pattern, err := required(q, "pattern")
 	if err != nil {
-		writeError(w, r, s.log, err)
+		writeError(w, r, s.log, withHashHint(err, q))
 		return
 	}
 	items, page, err := s.cache.Latest(r.Context(), pattern, cursor, limit)
 	if err != nil {
-		writeError(w, r, s.log, err)
+		writeError(w, r, s.log, withHashHint(err, q))
 		return
 	}
 	resp := api.LatestResponse{Items: make([]api.LatestItem, len(items)), NextCursor: page.NextCursor}

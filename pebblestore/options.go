@@ -1,6 +1,7 @@
 package pebblestore
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"runtime"
@@ -128,8 +129,13 @@ func stallListener(l *slog.Logger) *pebble.EventListener {
 // pebbleLogger sends Pebble's log messages to slog.
 type pebbleLogger struct{ l *slog.Logger }
 
+// Infof logs at debug level: Pebble's information (its WAL recovery on
+// every start, "Found 0 WALs") is for whoever debugs the engine.
 func (p pebbleLogger) Infof(format string, args ...any) {
-	p.l.Info(fmt.Sprintf(format, args...), "component", "pebble")
+	if !p.l.Enabled(context.Background(), slog.LevelDebug) {
+		return
+	}
+	p.l.Debug(fmt.Sprintf(format, args...), "component", "pebble")
 }
 
 func (p pebbleLogger) Errorf(format string, args ...any) {

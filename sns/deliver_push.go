@@ -89,7 +89,7 @@ func (s *Service) publishPush(ctx context.Context, c Caller, in PublishInput, ar
 // platform Herald can deliver to; FIFO topics take none.
 func (s *Service) checkApplicationEndpoint(ctx context.Context, c Caller, endpoint string, fifo bool) *Error {
 	if fifo {
-		return ErrInvalidParameter("Amazon SNS does not support this protocol string: %s", ProtocolApplication)
+		return s.unsupportedProtocol(ProtocolApplication, fifo)
 	}
 	ep, e := parseEndpointARN(endpoint, "Endpoint")
 	if e != nil {

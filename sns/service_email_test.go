@@ -97,7 +97,7 @@ func TestEmailProtocolsNeedAMailer(t *testing.T) {
 	topic := e.createTopic(t, "no-mail", nil)
 	for _, protocol := range []string{sns.ProtocolEmail, sns.ProtocolEmailJSON} {
 		_, err := e.svc.Subscribe(e.ctx, caller, sns.SubscribeInput{TopicARN: topic, Protocol: protocol, Endpoint: "ops@example.com"})
-		wantError(t, err, sns.CodeInvalidParameter, "Invalid parameter: Amazon SNS does not support this protocol string: "+protocol)
+		wantError(t, err, sns.CodeInvalidParameter, "Invalid parameter: Herald does not support this protocol string: "+protocol+" (--smtp-addr turns it on); it supports application, http, https, path, sqs")
 	}
 }
 
@@ -112,7 +112,7 @@ func TestEmailEndpointMustBeAnAddress(t *testing.T) {
 		{"display name", topic, "Ops <ops@example.com>", "Invalid parameter: Email address"},
 		{"empty", topic, "", "Invalid parameter: Email address"},
 		{"header injection", topic, "ops@example.com\r\nBcc: x@example.com", "Invalid parameter: Email address"},
-		{"FIFO topic", fifo, "ops@example.com", "Invalid parameter: Amazon SNS does not support this protocol string: email"},
+		{"FIFO topic", fifo, "ops@example.com", "Invalid parameter: Herald does not support this protocol string on a FIFO topic: email; it supports path, sqs"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

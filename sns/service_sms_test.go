@@ -287,7 +287,7 @@ func TestSMSPublishNeedsTheWebhook(t *testing.T) {
 	wantError(t, err, sns.CodeInvalidParameter, "Invalid parameter: PhoneNumber Reason: SMS is not configured on this server")
 	topic := e.createTopic(t, "t", nil)
 	_, err = e.svc.Subscribe(e.ctx, caller, sns.SubscribeInput{TopicARN: topic, Protocol: "sms", Endpoint: "+15555550100"})
-	wantError(t, err, sns.CodeInvalidParameter, "Invalid parameter: Amazon SNS does not support this protocol string: sms")
+	wantError(t, err, sns.CodeInvalidParameter, "Invalid parameter: Herald does not support this protocol string: sms (--sms-webhook-url turns it on); it supports application, http, https, path, sqs")
 }
 
 func TestSMSSubscription(t *testing.T) {

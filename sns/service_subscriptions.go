@@ -28,9 +28,7 @@ const TokenLifetime = 3 * 24 * time.Hour
 
 // checkEndpoint validates a subscription's protocol and endpoint.
 func (s *Service) checkEndpoint(protocol, endpoint string, fifo bool) *Error {
-	unsupported := func() *Error {
-		return ErrInvalidParameter("Amazon SNS does not support this protocol string: %s", protocol)
-	}
+	unsupported := func() *Error { return s.unsupportedProtocol(protocol, fifo) }
 	switch protocol {
 	case ProtocolHTTP, ProtocolHTTPS:
 		if s.cfg.HTTP == nil || fifo {
@@ -84,6 +82,56 @@ func (s *Service) checkEndpoint(protocol, endpoint string, fifo bool) *Error {
 		return unsupported()
 	}
 	return nil
+}
+
+// protocolFlags names the server flag that turns on each protocol Herald
+// knows but refuses without it.
+var protocolFlags = map[string]string{
+	ProtocolEmail:     "--smtp-addr",
+	ProtocolEmailJSON: "--smtp-addr",
+	ProtocolSMS:       "--sms-webhook-url",
+}
+
+// supportedProtocols lists the protocols this service takes on a topic of
+// the given kind, in order.
+func (s *Service) supportedProtocols(fifo bool) []string {
+	on := []struct {
+		protocol string
+		ok       bool
+	}{
+		{ProtocolApplication, !fifo},
+		{ProtocolEmail, s.cfg.Mail != nil && !fifo},
+		{ProtocolEmailJSON, s.cfg.Mail != nil && !fifo},
+		{ProtocolHTTP, s.cfg.HTTP != nil && !fifo},
+		{ProtocolHTTPS, s.cfg.HTTP != nil && !fifo},
+		{ProtocolPath, s.cfg.Paths != nil},
+		{ProtocolRollup, s.cfg.Rollups != nil && !fifo},
+		{ProtocolSMS, s.cfg.SMS != nil && !fifo},
+		{ProtocolSQS, true},
+	}
+	var out []string
+	for _, p := range on {
+		if p.ok {
+			out = append(out, p.protocol)
+		}
+	}
+	return out
+}
+
+// unsupportedProtocol is Subscribe's InvalidParameter for a protocol this
+// service does not take: it says so, and lists those it does (with the
+// flag that turns on a protocol Herald knows but this server refuses).
+func (s *Service) unsupportedProtocol(protocol string, fifo bool) *Error {
+	kind := ""
+	if fifo {
+		kind = " on a FIFO topic"
+	}
+	hint := ""
+	if flag, ok := protocolFlags[protocol]; ok && !fifo {
+		hint = " (" + flag + " turns it on)"
+	}
+	return ErrInvalidParameter("Herald does not support this protocol string%s: %s%s; it supports %s",
+		kind, herald.Clip(protocol), hint, strings.Join(s.supportedProtocols(fifo), ", "))
 }
 
 // newToken returns a confirmation token for subscription id: the id in

@@ -32,6 +32,7 @@ type clientFlags struct {
 func newClientFlagSet(name, synopsis string, stderr io.Writer, paged bool) (*flag.FlagSet, *clientFlags) {
 	cf := &clientFlags{}
 	fs := newFlagSet(name, synopsis, stderr)
+	limitEnv(fs, "server", "token")
 	fs.StringVar(&cf.server, "server", "http://127.0.0.1:4566", "Herald server to talk to")
 	fs.StringVar(&cf.token, "token", "", "bearer token (JWT) for a server that requires credentials (prefer the environment variable HERALD_TOKEN)")
 	if paged {

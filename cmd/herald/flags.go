@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
+	"sync"
 )
 
 // newFlagSet returns a flag set for one command whose usage text lists its
@@ -14,9 +16,13 @@ func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: herald %s\n\nFlags (each also settable as the environment variable shown):\n", synopsis)
+		fmt.Fprintf(fs.Output(), "Usage: herald %s\n\nFlags (those with a variable shown also settable from the environment):\n", synopsis)
 		fs.VisitAll(func(f *flag.Flag) {
-			fmt.Fprintf(fs.Output(), "  --%s (%s)\n    \t%s", f.Name, envName(f.Name), f.Usage)
+			if fromEnv(fs, f.Name) {
+				fmt.Fprintf(fs.Output(), "  --%s (%s)\n    \t%s", f.Name, envName(f.Name), f.Usage)
+			} else {
+				fmt.Fprintf(fs.Output(), "  --%s\n    \t%s", f.Name, f.Usage)
+			}
 			if f.DefValue != "" {
 				fmt.Fprintf(fs.Output(), " (default %s)", f.DefValue)
 			}
@@ -32,10 +38,38 @@ func envName(flagName string) string {
 	return "HERALD_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
 }
 
+// envOnly records the flag sets whose flags are read from the environment
+// only when named there: a client command reads HERALD_SERVER and
+// HERALD_TOKEN, not generic names such as HERALD_PATH or HERALD_LIMIT.
+var envOnly = struct {
+	sync.Mutex
+	sets map[*flag.FlagSet][]string
+}{sets: map[*flag.FlagSet][]string{}}
+
+// limitEnv makes parseFlags read only the named flags of fs from the
+// environment.
+func limitEnv(fs *flag.FlagSet, names ...string) {
+	envOnly.Lock()
+	defer envOnly.Unlock()
+	envOnly.sets[fs] = names
+}
+
+// fromEnv reports whether parseFlags reads flag name of fs from the
+// environment.
+func fromEnv(fs *flag.FlagSet, name string) bool {
+	envOnly.Lock()
+	defer envOnly.Unlock()
+	names, limited := envOnly.sets[fs]
+	return !limited || slices.Contains(names, name)
+}
+
 // parseFlags applies environment variables, then the command line.
 func parseFlags(fs *flag.FlagSet, args []string) error {
 	var err error
 	fs.VisitAll(func(f *flag.Flag) {
+		if !fromEnv(fs, f.Name) {
+			return
+		}
 		if v, ok := os.LookupEnv(envName(f.Name)); ok && err == nil {
 			if setErr := f.Value.Set(v); setErr != nil {
 				err = fmt.Errorf("%s=%q: %v", envName(f.Name), v, setErr)

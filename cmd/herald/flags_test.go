@@ -3,6 +3,7 @@ package main
 import (
 	"io"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -31,10 +32,30 @@ func TestParseFlagsAnywhereAndFromEnvironment(t *testing.T) {
 }
 
 func TestBadEnvironmentValueIsAnError(t *testing.T) {
+	t.Setenv("HERALD_MAX_BATCH", "lots")
+	if err := runServe(t.Context(), nil, io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), "HERALD_MAX_BATCH") {
+		t.Fatalf("HERALD_MAX_BATCH=lots: %v, want an error naming it", err)
+	}
+}
+
+// TestClientCommandsReadOnlyTheirOwnVariables: client commands take
+// HERALD_SERVER and HERALD_TOKEN from the environment, and ignore generic
+// names such as HERALD_PATH and HERALD_LIMIT (which a shell may hold for
+// anything).
+func TestClientCommandsReadOnlyTheirOwnVariables(t *testing.T) {
+	t.Setenv("HERALD_SERVER", "http://from-env:1")
+	t.Setenv("HERALD_TOKEN", "tok")
 	t.Setenv("HERALD_LIMIT", "lots")
-	fs, _ := newClientFlagSet("all", "all PATH", io.Discard, true)
-	if err := parseFlags(fs, []string{"a.b"}); err == nil {
-		t.Fatal("HERALD_LIMIT=lots was accepted")
+	t.Setenv("HERALD_CURSOR", "c")
+	t.Setenv("HERALD_PATH", "x.y")
+	fs, cf := newClientFlagSet("all", "all PATH", io.Discard, true)
+	var paths stringList
+	fs.Var(&paths, "path", "a path")
+	if err := parseFlags(fs, []string{"a.b"}); err != nil {
+		t.Fatalf("parseFlags: %v", err)
+	}
+	if cf.server != "http://from-env:1" || cf.token != "tok" || cf.limit != 0 || cf.cursor != "" || len(paths) != 0 {
+		t.Errorf("server %q token %q limit %d cursor %q paths %q; want only server and token from the environment", cf.server, cf.token, cf.limit, cf.cursor, paths)
 	}
 }
 

@@ -10,7 +10,9 @@ import (
 	"net/http"
 	"os"
 	"runtime/debug"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/heraldmq/herald/cache"
@@ -100,6 +102,13 @@ func serve(ctx context.Context, cfg serveConfig, stderr io.Writer) error {
 		// spends far less CPU on GC for little memory. GOGC overrides it.
 		debug.SetGCPercent(400)
 	}
+	// The listener comes first: a port already taken fails the start at
+	// once, before the store is opened or anything runs in the background.
+	ln, err := listen(cfg.listen)
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
 	db, err := openStore(ctx, cfg.store, log)
 	if err != nil {
 		return err
@@ -158,7 +167,7 @@ func serve(ctx context.Context, cfg serveConfig, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	handler.SetWebSocket(wsHandler)
+	handler.SetWebSocket(withRequestOrigin(wsHandler))
 	registerWSMetrics(m.Registry, wsHandler.Stats())
 	handler.SetAdmin(queues.svc, topics.svc, nodeInfo(cfg.store.engine, cfg.aws.region))
 	handler.SetPage(web.Handler(), web.Assets()...)
@@ -170,12 +179,10 @@ func serve(ctx context.Context, cfg serveConfig, stderr io.Writer) error {
 		go rollups.Run(bgCtx)
 	}
 
-	ln, err := net.Listen("tcp", cfg.listen)
-	if err != nil {
-		return err
-	}
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	log.Info("herald listening", append([]any{"addr", "http://" + ln.Addr().String()}, cfg.store.describe()...)...)
+	base := browsableURL(ln.Addr())
+	log.Info("herald ready", "console", base+"/", "sqs_sns_endpoint", base, "metrics", base+"/metrics")
 
 	if cfg.pprofListen != "" {
 		go servePprof(cfg.pprofListen, log)
@@ -204,4 +211,30 @@ func serve(ctx context.Context, cfg serveConfig, stderr io.Writer) error {
 		return err
 	}
 	return nil
+}
+
+// listen binds addr, saying in one line what to do when the port is taken.
+func listen(addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return nil, fmt.Errorf("cannot listen on %s: the port is in use (another Herald already running?); stop it or choose another address with --listen", addr)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cannot listen on %s (--listen): %w", addr, err)
+	}
+	return ln, nil
+}
+
+// browsableURL is the base URL a browser or SDK on this machine reaches
+// the listener at: an unspecified host (0.0.0.0, ::) becomes 127.0.0.1.
+func browsableURL(a net.Addr) string {
+	tcp, ok := a.(*net.TCPAddr)
+	if !ok || tcp.IP.IsUnspecified() || tcp.IP == nil {
+		port := ""
+		if ok {
+			port = strconv.Itoa(tcp.Port)
+		}
+		return "http://" + net.JoinHostPort("127.0.0.1", port)
+	}
+	return "http://" + tcp.String()
 }

@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/heraldmq/herald/cache"
@@ -70,6 +72,9 @@ func openStore(ctx context.Context, c storeConfig, log *slog.Logger) (cache.Stor
 	switch c.engine {
 	case "embedded":
 		db, err := pebblestore.Open(c.dataDir, pebblestore.Options{ReapInterval: c.reapInterval, CacheBytes: c.cacheBytes, Logger: log})
+		if errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, fmt.Errorf("the data directory %s is locked by another Herald process; stop it or choose another --data-dir", c.dataDir)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("open the embedded store in %s: %w", c.dataDir, err)
 		}

@@ -73,18 +73,19 @@ func queuePush(api sqs.API, defaultAccount string) ws.NewQueuePushFunc {
 		if account == "" {
 			account = defaultAccount
 		}
-		caller := sqs.Caller{Account: account, SenderID: "websocket:" + id.Subject, Scheme: "http", Host: "localhost"}
+		scheme, host := requestOrigin(ctx)
+		caller := sqs.Caller{Account: account, SenderID: "websocket:" + id.Subject, Scheme: scheme, Host: host}
 		in := sqs.GetQueueURLInput{QueueName: name}
 		if _, owner, _, err := sqs.ParseQueueURL(queueName); err == nil && strings.Contains(queueName, "/") {
 			in.QueueOwnerAWSAccountID = owner
 		}
 		url, err := api.GetQueueURL(ctx, caller, in)
 		if err != nil {
-			return nil, queueError(err)
+			return nil, queueError(err, queueName)
 		}
 		qp, err := ws.NewSQSQueuePush(api, caller, url, vt, maxInFlight, send)
 		if err != nil {
-			return nil, queueError(err)
+			return nil, queueError(err, queueName)
 		}
 		return qp, nil
 	}
@@ -114,15 +115,45 @@ func loadPublicKeys(files string) ([]crypto.PublicKey, error) {
 	return keys, nil
 }
 
-// queueError maps an SQS error to the domain codes the gateway reports.
-func queueError(err error) error {
+// originKey is the context key of a WebSocket upgrade request's origin.
+type originKey struct{}
+
+// origin is the scheme and Host of a request.
+type origin struct{ scheme, host string }
+
+// withRequestOrigin hands the scheme and Host of each WebSocket upgrade
+// request to queuePush, so that queue_message frames name a queue by the
+// URL the SQS API gives a client of the same address.
+func withRequestOrigin(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		scheme := "http"
+		proto, _, _ := strings.Cut(r.Header.Get("X-Forwarded-Proto"), ",")
+		if r.TLS != nil || strings.EqualFold(strings.TrimSpace(proto), "https") {
+			scheme = "https"
+		}
+		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), originKey{}, origin{scheme, r.Host})))
+	})
+}
+
+// requestOrigin returns the scheme and host withRequestOrigin recorded in
+// ctx, or http and localhost without one.
+func requestOrigin(ctx context.Context) (scheme, host string) {
+	if o, ok := ctx.Value(originKey{}).(origin); ok && o.host != "" {
+		return o.scheme, o.host
+	}
+	return "http", "localhost"
+}
+
+// queueError maps an SQS error about queue (as the client named it) to
+// the domain codes the gateway reports.
+func queueError(err error, queue string) error {
 	var se *sqs.Error
 	if !errors.As(err, &se) {
 		return err
 	}
 	switch {
 	case se.Code == sqs.CodeQueueDoesNotExist:
-		return herald.Errorf(herald.ENotFound, "no queue named so in this account")
+		return herald.Errorf(herald.ENotFound, "queue %s does not exist in this account", herald.Clip(queue))
 	case se.Code == sqs.CodeAccessDenied:
 		return herald.Errorf(herald.EForbidden, "%s", se.Message)
 	case se.Sender:

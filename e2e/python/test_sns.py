@@ -219,8 +219,8 @@ def test_email_and_sms_need_their_flags(sns):
     for protocol, endpoint in [("email", "ops@example.com"), ("email-json", "ops@example.com"), ("sms", "+15555550100")]:
         with pytest.raises(ClientError) as e:
             sns.subscribe(TopicArn=topic, Protocol=protocol, Endpoint=endpoint)
-        assert e.value.response["Error"]["Message"] == \
-            "Invalid parameter: Amazon SNS does not support this protocol string: " + protocol
+        assert e.value.response["Error"]["Message"].startswith(
+            "Invalid parameter: Herald does not support this protocol string: " + protocol + " (--")
     with pytest.raises(ClientError) as e:
         sns.publish(PhoneNumber="+15555550100", Message="hi")
     assert e.value.response["Error"]["Code"] == "InvalidParameter"
