@@ -36,6 +36,14 @@ type Handler struct {
 	enc   messageEncoder // live events' message JSON, shared by all connections
 	conns conns          // open connections, for Shutdown
 	stats Stats
+	hooks testHooks // nil functions outside tests
+}
+
+// testHooks let tests pin down interleavings; each is nil in production
+// and set before the first connection.
+type testHooks struct {
+	phaseFrame func() // a latest or recover frame is about to be queued (the phase lock is held)
+	stopping   func() // a subscription's stop has cancelled it and is about to take the phase lock
 }
 
 // NewHandler returns the WebSocket endpoint over cfg.Cache and cfg.Events.
@@ -251,9 +259,14 @@ func (c *conn) sendError(id, code, msg string) {
 
 // sendErr answers request id with the error frame of a domain error.
 func (c *conn) sendErr(id string, err error) {
+	c.send(c.errFrame(id, err))
+}
+
+// errFrame is the error frame of a domain error answering request id.
+func (c *conn) errFrame(id string, err error) errorFrame {
 	code := codeOf(err)
 	if code == codeInternal {
 		c.h.cfg.Logger.Error("websocket request failed", "id", id, "err", err)
 	}
-	c.sendError(id, code, messageOf(err))
+	return errorFrame{Type: "error", ID: id, Code: code, Message: herald.ClipMessage(messageOf(err))}
 }

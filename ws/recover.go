@@ -110,10 +110,7 @@ scan:
 		}
 		cursor = pg.NextCursor
 	}
-	if s.ctx.Err() != nil {
-		return nil
-	}
-	c.send(recoveredFrame{Type: "recovered", Subscription: s.pattern, Count: count, Truncated: truncated,
+	s.sendPhase(recoveredFrame{Type: "recovered", Subscription: s.pattern, Count: count, Truncated: truncated,
 		Oldest: oldest.UTC().Format(api.TimeFormat)})
 	return nil
 }
