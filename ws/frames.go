@@ -1,6 +1,7 @@
 package ws
 
 import (
+	"encoding/json"
 	"errors"
 	"net/http"
 
@@ -18,7 +19,7 @@ type inFrame struct {
 	Mode              string          `json:"mode"`
 	Since             string          `json:"since"`
 	Limit             int             `json:"limit"`
-	Message           *api.PutRequest `json:"message"`
+	Message           json.RawMessage `json:"message"` // read by publish as POST /v1/messages reads its body
 	Query             string          `json:"query"`
 	Path              string          `json:"path"`
 	MessageUUID       string          `json:"message_uuid"`

@@ -157,13 +157,21 @@ func (c *conn) subscribe(f *inFrame) error {
 		c.sendErr(f.ID, herald.Errorf(herald.EInvalid, "pattern: %v", err))
 		return nil
 	}
+	// Input first, then grants: an invalid request is "invalid" whoever
+	// sends it.
+	var rec *recovery
+	if mode == "recover" {
+		if rec, err = c.parseRecovery(f); err != nil {
+			c.sendErr(f.ID, err)
+			return nil
+		}
+	}
 	if err := c.h.cfg.Cache.AuthorizeRead(c.ctx, f.Pattern); err != nil {
 		c.sendErr(f.ID, err)
 		return nil
 	}
-	var rec *recovery
-	if mode == "recover" {
-		if rec, err = c.parseRecovery(f); err != nil {
+	if rec != nil {
+		if err := c.resolve(rec); err != nil {
 			c.sendErr(f.ID, err)
 			return nil
 		}
