@@ -72,6 +72,17 @@ type recoveredFrame struct {
 	Oldest       string `json:"oldest,omitempty"`
 }
 
+// latestEndFrame ends the latest part of a subscription: the stored
+// messages are all sent, live ones follow. Truncated says the limit cut
+// them short; NextCursor then continues them with query latest.
+type latestEndFrame struct {
+	Type         string `json:"type"`
+	Subscription string `json:"subscription"`
+	Count        int    `json:"count"`
+	Truncated    bool   `json:"truncated"`
+	NextCursor   string `json:"next_cursor,omitempty"`
+}
+
 // errorFrame answers a request that failed.
 type errorFrame struct {
 	Type    string `json:"type"`

@@ -260,7 +260,7 @@ func (c *conn) sendHistoric(s *subscription, source, path string, m *cache.Messa
 }
 
 // sendLatest sends the latest message of every matching path, up to
-// MaxRecoverLimit.
+// MaxRecoverLimit, then the latest_end frame.
 func (c *conn) sendLatest(s *subscription) error {
 	limit := c.h.cfg.MaxRecoverLimit
 	page := c.h.cfg.Cache.Config().MaxLimit
@@ -277,6 +277,9 @@ func (c *conn) sendLatest(s *subscription) error {
 			n++
 		}
 		if pg.NextCursor == "" || n >= limit {
+			// Cut short by the limit: the rest is a query latest away.
+			s.sendPhase(latestEndFrame{Type: "latest_end", Subscription: s.pattern, Count: n,
+				Truncated: pg.NextCursor != "", NextCursor: pg.NextCursor})
 			return nil
 		}
 		cursor = pg.NextCursor
