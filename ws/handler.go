@@ -23,11 +23,15 @@ import (
 	"github.com/heraldmq/herald/access"
 )
 
-// Close codes of the protocol beyond RFC 6455's.
+// Close codes of the protocol beyond RFC 6455's (docs/websocket.md, "Close
+// codes"). Their range tells a client what to do: 4000–4499 (and
+// 3000–3499) reconnect, with backoff; 4500–4999 (and 3500–3999) do not
+// reconnect until something changes (a credential, the client's code).
 const (
-	CloseAuthFailed   websocket.StatusCode = 4001
 	CloseTokenExpired websocket.StatusCode = 4003 // the credential expired while connected: reconnect with a new one
-	CloseSlowConsumer websocket.StatusCode = 4008
+	CloseMissedPong   websocket.StatusCode = 4004 // no pong to the server's ping in time: reconnect
+	CloseSlowConsumer websocket.StatusCode = 4008 // the send queue overflowed: reconnect with recover
+	CloseAuthFailed   websocket.StatusCode = 4501 // authentication failed at connect (4001 before issue 16): do not retry the same credential
 )
 
 // Handler serves GET /v1/ws.
@@ -215,7 +219,8 @@ func (c *conn) ping() {
 	cancel()
 	if err != nil {
 		if c.ctx.Err() == nil {
-			c.closeWith(websocket.StatusGoingAway, "ping timeout")
+			c.h.stats.MissedPongs.Add(1)
+			c.closeWith(CloseMissedPong, "no pong to the server's ping")
 		}
 		return
 	}

@@ -247,7 +247,7 @@ func TestAuthFailure(t *testing.T) {
 	_, err := c.read(5 * time.Second)
 	var ce websocket.CloseError
 	if !errors.As(err, &ce) || ce.Code != CloseAuthFailed || !strings.Contains(ce.Reason, "token expired") {
-		t.Fatalf("got %v, want close 4001 with the reason", err)
+		t.Fatalf("got %v, want close 4501 with the reason", err)
 	}
 	if n := e.h.Stats().AuthFailures.Load(); n != 1 {
 		t.Errorf("AuthFailures = %d, want 1", n)
