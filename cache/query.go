@@ -28,10 +28,14 @@ func (s *Service) Latest(ctx context.Context, pattern, cursorText string, limit 
 	if err != nil {
 		return nil, Page{}, herald.Errorf(herald.EInvalid, "pattern: %v", err)
 	}
+	tp, err := s.parseTreePage(cursorText, limit)
+	if err != nil {
+		return nil, Page{}, err
+	}
 	if err := s.AuthorizeRead(ctx, pattern); err != nil {
 		return nil, Page{}, err
 	}
-	hits, page, err := s.walkPage(ctx, pat, cursorText, limit)
+	hits, page, err := s.walkPage(ctx, pat, tp)
 	if err != nil {
 		return nil, Page{}, err
 	}
@@ -70,10 +74,14 @@ func (s *Service) Paths(ctx context.Context, prefix, cursorText string, limit in
 		}
 		pattern = prefix
 	}
+	tp, err := s.parseTreePage(cursorText, limit)
+	if err != nil {
+		return nil, Page{}, err
+	}
 	if err := s.AuthorizeRead(ctx, pattern); err != nil {
 		return nil, Page{}, err
 	}
-	hits, page, err := s.walkPage(ctx, pat, cursorText, limit)
+	hits, page, err := s.walkPage(ctx, pat, tp)
 	if err != nil {
 		return nil, Page{}, err
 	}
@@ -89,9 +97,6 @@ func (s *Service) All(ctx context.Context, path, cursorText string, limit int) (
 	if err := paths.Validate(path); err != nil {
 		return nil, Page{}, herald.Errorf(herald.EInvalid, "path: %v", err)
 	}
-	if err := s.AuthorizeRead(ctx, path); err != nil {
-		return nil, Page{}, err
-	}
 	n, err := s.limit(limit)
 	if err != nil {
 		return nil, Page{}, err
@@ -102,6 +107,9 @@ func (s *Service) All(ctx context.Context, path, cursorText string, limit int) (
 	}
 	after, err := c.position()
 	if err != nil {
+		return nil, Page{}, err
+	}
+	if err := s.AuthorizeRead(ctx, path); err != nil {
 		return nil, Page{}, err
 	}
 	refs, err := s.store.History(ctx, path, after, n+1)

@@ -14,25 +14,40 @@ type hit struct {
 	ref  Ref
 }
 
-// walkPage returns one page of the complete paths matching pat, in path
-// order (a node before its children, siblings in byte order of their words),
-// resuming after the cursor's path.
-func (s *Service) walkPage(ctx context.Context, pat paths.Pattern, cursorText string, limit int) ([]hit, Page, error) {
+// treePage is a validated page request of a tree walk: its size and the
+// path it resumes after (nil for the first page).
+type treePage struct {
+	n     int
+	after []string
+}
+
+// parseTreePage validates a tree walk's limit and cursor; queries call it
+// before authorizing, so that invalid input is answered as such whatever
+// the caller's grants.
+func (s *Service) parseTreePage(cursorText string, limit int) (treePage, error) {
 	n, err := s.limit(limit)
 	if err != nil {
-		return nil, Page{}, err
+		return treePage{}, err
 	}
 	c, err := decodeCursor(cursorText, cursorTree)
 	if err != nil {
-		return nil, Page{}, err
+		return treePage{}, err
 	}
-	var after []string
+	tp := treePage{n: n}
 	if c.Path != "" {
 		if paths.Validate(c.Path) != nil {
-			return nil, Page{}, herald.Errorf(herald.EInvalid, "cursor is not one this query returned")
+			return treePage{}, herald.Errorf(herald.EInvalid, "cursor is not one this query returned")
 		}
-		after = paths.Split(c.Path)
+		tp.after = paths.Split(c.Path)
 	}
+	return tp, nil
+}
+
+// walkPage returns one page of the complete paths matching pat, in path
+// order (a node before its children, siblings in byte order of their words),
+// resuming after the page's path.
+func (s *Service) walkPage(ctx context.Context, pat paths.Pattern, tp treePage) ([]hit, Page, error) {
+	n, after := tp.n, tp.after
 	w := walker{ctx: ctx, store: s.store, pat: pat, want: n + 1}
 	if err := w.resume(after); err != nil {
 		return nil, Page{}, err

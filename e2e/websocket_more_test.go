@@ -41,7 +41,7 @@ func (c *wsClient) closeCode() websocket.StatusCode {
 }
 
 // TestWebSocketAuthWithJWT runs Herald with an HS256 secret and anonymous
-// access off: no token or a forged one closes with 4001; a token's claims
+// access off: no token or a forged one closes with 4501; a token's claims
 // bound what its device may subscribe to and publish on.
 func TestWebSocketAuthWithJWT(t *testing.T) {
 	const secret = "e2e-secret-of-the-gateway"
@@ -64,8 +64,8 @@ func TestWebSocketAuthWithJWT(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: dial: %v", name, err)
 		}
-		if code := c.closeCode(); code != 4001 {
-			t.Errorf("%s: closed with %d, want 4001", name, code)
+		if code := c.closeCode(); code != 4501 {
+			t.Errorf("%s: closed with %d, want 4501", name, code)
 		}
 	}
 

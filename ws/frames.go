@@ -1,6 +1,7 @@
 package ws
 
 import (
+	"encoding/json"
 	"errors"
 	"net/http"
 
@@ -18,7 +19,7 @@ type inFrame struct {
 	Mode              string          `json:"mode"`
 	Since             string          `json:"since"`
 	Limit             int             `json:"limit"`
-	Message           *api.PutRequest `json:"message"`
+	Message           json.RawMessage `json:"message"` // read by publish as POST /v1/messages reads its body
 	Query             string          `json:"query"`
 	Path              string          `json:"path"`
 	MessageUUID       string          `json:"message_uuid"`
@@ -69,6 +70,17 @@ type recoveredFrame struct {
 	Count        int    `json:"count"`
 	Truncated    bool   `json:"truncated"`
 	Oldest       string `json:"oldest,omitempty"`
+}
+
+// latestEndFrame ends the latest part of a subscription: the stored
+// messages are all sent, live ones follow. Truncated says the limit cut
+// them short; NextCursor then continues them with query latest.
+type latestEndFrame struct {
+	Type         string `json:"type"`
+	Subscription string `json:"subscription"`
+	Count        int    `json:"count"`
+	Truncated    bool   `json:"truncated"`
+	NextCursor   string `json:"next_cursor,omitempty"`
 }
 
 // errorFrame answers a request that failed.

@@ -23,11 +23,15 @@ import (
 	"github.com/heraldmq/herald/access"
 )
 
-// Close codes of the protocol beyond RFC 6455's.
+// Close codes of the protocol beyond RFC 6455's (docs/websocket.md, "Close
+// codes"). Their range tells a client what to do: 4000–4499 (and
+// 3000–3499) reconnect, with backoff; 4500–4999 (and 3500–3999) do not
+// reconnect until something changes (a credential, the client's code).
 const (
-	CloseAuthFailed   websocket.StatusCode = 4001
 	CloseTokenExpired websocket.StatusCode = 4003 // the credential expired while connected: reconnect with a new one
-	CloseSlowConsumer websocket.StatusCode = 4008
+	CloseMissedPong   websocket.StatusCode = 4004 // no pong to the server's ping in time: reconnect
+	CloseSlowConsumer websocket.StatusCode = 4008 // the send queue overflowed: reconnect with recover
+	CloseAuthFailed   websocket.StatusCode = 4501 // authentication failed at connect (4001 before issue 16): do not retry the same credential
 )
 
 // Handler serves GET /v1/ws.
@@ -36,6 +40,14 @@ type Handler struct {
 	enc   messageEncoder // live events' message JSON, shared by all connections
 	conns conns          // open connections, for Shutdown
 	stats Stats
+	hooks testHooks // nil functions outside tests
+}
+
+// testHooks let tests pin down interleavings; each is nil in production
+// and set before the first connection.
+type testHooks struct {
+	phaseFrame func() // a latest or recover frame is about to be queued (the phase lock is held)
+	stopping   func() // a subscription's stop has cancelled it and is about to take the phase lock
 }
 
 // NewHandler returns the WebSocket endpoint over cfg.Cache and cfg.Events.
@@ -207,7 +219,8 @@ func (c *conn) ping() {
 	cancel()
 	if err != nil {
 		if c.ctx.Err() == nil {
-			c.closeWith(websocket.StatusGoingAway, "ping timeout")
+			c.h.stats.MissedPongs.Add(1)
+			c.closeWith(CloseMissedPong, "no pong to the server's ping")
 		}
 		return
 	}
@@ -251,9 +264,14 @@ func (c *conn) sendError(id, code, msg string) {
 
 // sendErr answers request id with the error frame of a domain error.
 func (c *conn) sendErr(id string, err error) {
+	c.send(c.errFrame(id, err))
+}
+
+// errFrame is the error frame of a domain error answering request id.
+func (c *conn) errFrame(id string, err error) errorFrame {
 	code := codeOf(err)
 	if code == codeInternal {
 		c.h.cfg.Logger.Error("websocket request failed", "id", id, "err", err)
 	}
-	c.sendError(id, code, messageOf(err))
+	return errorFrame{Type: "error", ID: id, Code: code, Message: herald.ClipMessage(messageOf(err))}
 }

@@ -2,6 +2,7 @@ package ws
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -76,4 +77,56 @@ func TestUnsubscribeEndsRecovery(t *testing.T) {
 	c.expect("unsubscribed")
 	close(gate)
 	c.quiet(300 * time.Millisecond)
+}
+
+// An unsubscribe that comes while a recovered frame is being queued is
+// followed by no frame of the subscription: not that frame, not the rest
+// of the recovery, not the recovered frame, not the live events buffered
+// meanwhile (docs/websocket.md, "Recovery without gap or duplicate"). The
+// hooks pin the interleaving: the recovery holds its first frame until the
+// unsubscribe has cancelled the subscription.
+func TestUnsubscribeDuringRecoveredFrame(t *testing.T) {
+	for _, mode := range []string{"recover", "latest"} {
+		t.Run(mode, func(t *testing.T) {
+			e := newEnv(t, nil)
+			since := time.Now().Add(-time.Minute).UTC().Format(time.RFC3339Nano)
+			for _, p := range []string{"feeds.a", "feeds.b", "feeds.c"} {
+				e.put(t, p, "missed")
+			}
+			atFrame, stopping, release := make(chan struct{}), make(chan struct{}), make(chan struct{})
+			var once sync.Once
+			e.h.hooks.phaseFrame = func() {
+				once.Do(func() {
+					close(atFrame)
+					<-release
+				})
+			}
+			e.h.hooks.stopping = func() { close(stopping) }
+			c := e.dial(t)
+			c.subscribe("r", "feeds.*", map[string]any{"mode": mode, "since": since})
+			<-atFrame
+			live := e.put(t, "feeds.d", "buffered while the recovery is held")
+			c.send(map[string]any{"type": "unsubscribe", "id": "u", "pattern": "feeds.*"})
+			<-stopping
+			close(release)
+			// At most the frame held when the unsubscribe came, then the
+			// reply, then nothing of the subscription.
+			f := c.next()
+			if f.str("type") == "message" {
+				if f.str("source") != mode || f.msgID() == live {
+					t.Fatalf("before unsubscribed: %v, want at most one %s frame", f, mode)
+				}
+				f = c.next()
+			}
+			if f.str("type") != "unsubscribed" || f.str("id") != "u" {
+				t.Fatalf("got %v, want unsubscribed", f)
+			}
+			c.send(map[string]any{"type": "ping", "id": "p"})
+			if f := c.next(); f.str("type") != "pong" {
+				t.Fatalf("after unsubscribed: %v, want only the pong", f)
+			}
+			e.put(t, "feeds.e", "after")
+			c.quiet(100 * time.Millisecond)
+		})
+	}
 }

@@ -5,13 +5,20 @@ import (
 
 	"github.com/heraldmq/herald"
 	"github.com/heraldmq/herald/api"
+	"github.com/heraldmq/herald/httpapi"
 )
 
-// publish serves a publish frame: the message is stored through the cache,
-// which validates it as the HTTP API does and checks the connection's
+// publish serves a publish frame: the message is read as POST /v1/messages
+// reads its body (the same decoder) and stored through the cache, which
+// validates it as the HTTP API does and checks the connection's
 // identity (carried by c.ctx) for each of its paths.
 func (c *conn) publish(f *inFrame) {
-	m, _, err := c.h.cfg.Cache.Put(c.ctx, toInput(*f.Message))
+	req, err := httpapi.DecodePutRequest(f.Message)
+	if err != nil {
+		c.sendErr(f.ID, err)
+		return
+	}
+	m, _, err := c.h.cfg.Cache.Put(c.ctx, toInput(req))
 	if err != nil {
 		c.sendErr(f.ID, err)
 		return

@@ -61,6 +61,15 @@ func decode(typ websocket.MessageType, data []byte, f *inFrame) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(f); err != nil {
 		*f = inFrame{}
+		// A frame that is JSON but has a member of the wrong type is
+		// still answered with its id, when the id itself can be read.
+		var idOnly struct {
+			ID string `json:"id"`
+		}
+		if json.Unmarshal(data, &idOnly) == nil && len(idOnly.ID) <= maxIDLen {
+			f.ID = idOnly.ID
+			return malformed("frame: %v", err)
+		}
 		return malformed("frame is not a JSON object: %v", err)
 	}
 	if dec.More() {
@@ -93,7 +102,7 @@ func (c *conn) handle(f *inFrame) error {
 		}
 		c.unsubscribe(f)
 	case "publish":
-		if f.Message == nil {
+		if len(f.Message) == 0 || string(f.Message) == "null" {
 			return malformed("member \"message\" is required")
 		}
 		c.publish(f)

@@ -16,11 +16,12 @@ type recovery struct {
 	after cache.Position // skip journal entries at or before it
 	known bool           // since named a message still stored
 	limit int
+	since uuid.UUID // since as a message_uuid; uuid.Nil for a time
 }
 
-// parseRecovery reads since and limit. since is a message_uuid (the
-// journal restarts right after that message, or at its UUID time when it
-// is no longer stored) or an RFC 3339 time.
+// parseRecovery reads since and limit, checking only what the client
+// wrote (so before the subscription is authorized); resolve then looks
+// the message up. since is a message_uuid or an RFC 3339 time.
 func (c *conn) parseRecovery(f *inFrame) (*recovery, error) {
 	r := &recovery{limit: c.h.cfg.RecoverLimit}
 	if f.Limit < 0 {
@@ -33,16 +34,7 @@ func (c *conn) parseRecovery(f *inFrame) (*recovery, error) {
 		if id.Version() != 1 {
 			return nil, herald.Errorf(herald.EInvalid, "since %s is not a version 1 UUID", f.Since)
 		}
-		m, err := c.h.cfg.Cache.Get(c.ctx, f.Since)
-		switch {
-		case err == nil:
-			r.from, r.after, r.known = m.ReceivedAt, cache.Position{At: m.ReceivedAt, ID: m.ID}, true
-		case herald.ErrorCode(err) == herald.ENotFound:
-			r.from = cache.UUIDTime(id).Truncate(time.Millisecond)
-			r.after = cache.Position{At: r.from, ID: id}
-		default:
-			return nil, err
-		}
+		r.since = id
 		return r, nil
 	}
 	t, err := time.Parse(time.RFC3339Nano, f.Since)
@@ -51,6 +43,25 @@ func (c *conn) parseRecovery(f *inFrame) (*recovery, error) {
 	}
 	r.from = t.UTC()
 	return r, nil
+}
+
+// resolve finds where a recovery by message_uuid starts: right after that
+// message, or at its UUID time when it is no longer stored.
+func (c *conn) resolve(r *recovery) error {
+	if r.since == uuid.Nil {
+		return nil
+	}
+	m, err := c.h.cfg.Cache.Get(c.ctx, r.since.String())
+	switch {
+	case err == nil:
+		r.from, r.after, r.known = m.ReceivedAt, cache.Position{At: m.ReceivedAt, ID: m.ID}, true
+	case herald.ErrorCode(err) == herald.ENotFound:
+		r.from = cache.UUIDTime(r.since).Truncate(time.Millisecond)
+		r.after = cache.Position{At: r.from, ID: r.since}
+	default:
+		return err
+	}
+	return nil
 }
 
 // sendRecovery sends the stored messages matching pat received after the
@@ -110,10 +121,7 @@ scan:
 		}
 		cursor = pg.NextCursor
 	}
-	if s.ctx.Err() != nil {
-		return nil
-	}
-	c.send(recoveredFrame{Type: "recovered", Subscription: s.pattern, Count: count, Truncated: truncated,
+	s.sendPhase(recoveredFrame{Type: "recovered", Subscription: s.pattern, Count: count, Truncated: truncated,
 		Oldest: oldest.UTC().Format(api.TimeFormat)})
 	return nil
 }

@@ -43,3 +43,20 @@ func TestShutdownClosesEveryConnectionWithGoingAway(t *testing.T) {
 		t.Errorf("a connection after shutdown closed with %d, want 1001", code)
 	}
 }
+
+// A client that answers no ping is closed with 4004 (missed pong, a code
+// of the reconnect range), not with shutdown's 1001.
+func TestMissedPongCloses4004(t *testing.T) {
+	e := newEnv(t, func(c *Config) { c.PingInterval = 50 * time.Millisecond })
+	c := e.dial(t)
+	// Not reading: the client's pongs are never written. Read only once
+	// the server has given up on them.
+	for deadline := time.Now().Add(10 * time.Second); e.h.Stats().MissedPongs.Load() == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no missed pong counted")
+		}
+	}
+	if code := c.closeCode(); code != CloseMissedPong {
+		t.Fatalf("closed with %d, want %d", code, CloseMissedPong)
+	}
+}

@@ -8,8 +8,9 @@ type Stats struct {
 	Accepted      atomic.Int64 // upgraded since start
 	Subscriptions atomic.Int64 // pattern subscriptions open now
 	FramesSent    atomic.Int64 // frames written to clients
-	AuthFailures  atomic.Int64 // connections closed with 4001
+	AuthFailures  atomic.Int64 // connections closed with 4501
 	SlowConsumers atomic.Int64 // connections closed with 4008
+	MissedPongs   atomic.Int64 // connections closed with 4004
 	WriteTimeouts atomic.Int64 // connections ended by a write stuck for WriteTimeout
 }
 

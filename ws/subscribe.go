@@ -33,6 +33,12 @@ type subscription struct {
 	ctx     context.Context // of the latest or recover phase; ends with stop
 	end     context.CancelFunc
 
+	// phase serializes the latest or recover phase's frames with stop: a
+	// frame of the phase is queued only while phase is held and s.ctx has
+	// not ended, and stop cancels s.ctx then takes phase, so once stop
+	// returns (and unsubscribed is queued) no frame of the phase follows.
+	phase sync.Mutex
+
 	mu        sync.Mutex
 	buffering bool
 	buf       []bufferedEvent
@@ -49,6 +55,9 @@ func (s *subscription) onEvent(path string, m *cache.Message) {
 		return
 	}
 	if s.buffering {
+		if s.ctx.Err() != nil {
+			return // being stopped: the buffer will never be flushed
+		}
 		s.bufBytes += frameSize(path, m)
 		if s.bufBytes > s.c.h.cfg.SendQueueBytes {
 			s.c.out.overflow()
@@ -79,21 +88,54 @@ func (s *subscription) offer(path string, m *cache.Message) {
 func (s *subscription) goLive() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.stopped || s.ctx.Err() != nil {
+		return // unsubscribed, or the connection is ending
+	}
 	for _, ev := range s.buf {
 		s.offer(ev.path, ev.m)
 	}
 	s.buf, s.bufBytes, s.buffering = nil, 0, false
 }
 
-// stop cancels the subscription; no event is queued after it returns.
+// stop cancels the subscription; no frame of it, live or of its latest or
+// recover phase, is queued after it returns.
 func (s *subscription) stop() {
 	s.cancel()
 	s.end()
-	s.c.h.stats.Subscriptions.Add(-1)
+	if hook := s.c.h.hooks.stopping; hook != nil {
+		hook()
+	}
+	s.phase.Lock() // waits for a phase frame being queued (s.ctx has ended: put returns at once)
 	s.mu.Lock()
 	s.stopped = true
 	s.buf = nil
 	s.mu.Unlock()
+	s.phase.Unlock()
+	s.c.h.stats.Subscriptions.Add(-1)
+}
+
+// putPhase queues a frame of the latest or recover phase; false once the
+// subscription or the connection has ended, and then nothing is queued.
+func (s *subscription) putPhase(it outItem) bool {
+	s.phase.Lock()
+	defer s.phase.Unlock()
+	if s.ctx.Err() != nil {
+		return false
+	}
+	if hook := s.c.h.hooks.phaseFrame; hook != nil {
+		hook()
+	}
+	return s.c.out.put(s.ctx, it)
+}
+
+// sendPhase is putPhase of a frame value v.
+func (s *subscription) sendPhase(v any) bool {
+	b, err := marshal(v)
+	if err != nil {
+		s.c.h.cfg.Logger.Error("websocket frame encoding failed", "err", err)
+		return false
+	}
+	return s.putPhase(outItem{b: b, n: len(b)})
 }
 
 // subscribe serves a subscribe frame.
@@ -115,13 +157,21 @@ func (c *conn) subscribe(f *inFrame) error {
 		c.sendErr(f.ID, herald.Errorf(herald.EInvalid, "pattern: %v", err))
 		return nil
 	}
+	// Input first, then grants: an invalid request is "invalid" whoever
+	// sends it.
+	var rec *recovery
+	if mode == "recover" {
+		if rec, err = c.parseRecovery(f); err != nil {
+			c.sendErr(f.ID, err)
+			return nil
+		}
+	}
 	if err := c.h.cfg.Cache.AuthorizeRead(c.ctx, f.Pattern); err != nil {
 		c.sendErr(f.ID, err)
 		return nil
 	}
-	var rec *recovery
-	if mode == "recover" {
-		if rec, err = c.parseRecovery(f); err != nil {
+	if rec != nil {
+		if err := c.resolve(rec); err != nil {
 			c.sendErr(f.ID, err)
 			return nil
 		}
@@ -173,9 +223,9 @@ func (c *conn) subscribe(f *inFrame) error {
 		} else {
 			err = c.sendRecovery(s, pat, rec)
 		}
-		if err != nil && s.ctx.Err() == nil {
+		if err != nil {
 			// The subscription stays live; the client learns what is missing.
-			c.sendErr(id, err)
+			s.sendPhase(c.errFrame(id, err))
 		}
 		s.goLive()
 	}()
@@ -203,14 +253,14 @@ func (c *conn) sendHistoric(s *subscription, source, path string, m *cache.Messa
 		return false
 	}
 	s.sent[eventKey{m.ID, path}] = struct{}{} // only the historic phase touches sent before goLive
-	return c.out.put(s.ctx, outItem{
+	return s.putPhase(outItem{
 		v: messageFrame{Type: "message", Subscription: s.pattern, Path: path, Message: toWire(m), Source: source},
 		n: frameSize(path, m),
 	})
 }
 
 // sendLatest sends the latest message of every matching path, up to
-// MaxRecoverLimit.
+// MaxRecoverLimit, then the latest_end frame.
 func (c *conn) sendLatest(s *subscription) error {
 	limit := c.h.cfg.MaxRecoverLimit
 	page := c.h.cfg.Cache.Config().MaxLimit
@@ -227,6 +277,9 @@ func (c *conn) sendLatest(s *subscription) error {
 			n++
 		}
 		if pg.NextCursor == "" || n >= limit {
+			// Cut short by the limit: the rest is a query latest away.
+			s.sendPhase(latestEndFrame{Type: "latest_end", Subscription: s.pattern, Count: n,
+				Truncated: pg.NextCursor != "", NextCursor: pg.NextCursor})
 			return nil
 		}
 		cursor = pg.NextCursor

@@ -52,7 +52,7 @@ type Config struct {
 	Cache  *cache.Service
 	Events cache.Events
 	// Authenticate returns the identity of a connecting client; an error
-	// closes the connection with 4001 right after the upgrade. Nil allows
+	// closes the connection with 4501 right after the upgrade. Nil allows
 	// everything. An identity that expires (a token's exp) is closed with
 	// 4003 when it does.
 	Authenticate func(r *http.Request) (access.Identity, error)

@@ -74,9 +74,35 @@ func TestLatestMode(t *testing.T) {
 		}
 		delete(want, m.str("path"))
 	}
+	if f := c.expect("latest_end"); f.str("subscription") != "d.*" || f["count"] != 2.0 || f["truncated"] != false || f["next_cursor"] != nil {
+		t.Fatalf("latest_end %v, want count 2, not truncated, no cursor", f)
+	}
 	live := e.put(t, "d.3", "z")
 	if m := c.expect("message"); m.str("source") != "live" || m.msgID() != live {
 		t.Fatalf("live frame %v", m)
+	}
+}
+
+// A latest subscription cut short by the most messages it may send says
+// so in latest_end, with the cursor a query latest continues from.
+func TestLatestTruncated(t *testing.T) {
+	e := newEnv(t, func(c *Config) { c.MaxRecoverLimit = 2 })
+	for _, p := range []string{"d.1", "d.2", "d.3"} {
+		e.put(t, p, p)
+	}
+	c := e.dial(t)
+	c.subscribe("s", "d.*", map[string]any{"mode": "latest"})
+	c.expect("message")
+	c.expect("message")
+	f := c.expect("latest_end")
+	if f["count"] != 2.0 || f["truncated"] != true || f.str("next_cursor") == "" {
+		t.Fatalf("latest_end %v, want count 2, truncated, a cursor", f)
+	}
+	c.send(map[string]any{"type": "query", "id": "q", "query": "latest", "pattern": "d.*", "cursor": f.str("next_cursor")})
+	r := c.expect("result")
+	items, _ := r["items"].([]any)
+	if len(items) != 1 || items[0].(map[string]any)["path"] != "d.3" {
+		t.Fatalf("the rest: %v, want d.3", r)
 	}
 }
 
@@ -221,7 +247,7 @@ func TestAuthFailure(t *testing.T) {
 	_, err := c.read(5 * time.Second)
 	var ce websocket.CloseError
 	if !errors.As(err, &ce) || ce.Code != CloseAuthFailed || !strings.Contains(ce.Reason, "token expired") {
-		t.Fatalf("got %v, want close 4001 with the reason", err)
+		t.Fatalf("got %v, want close 4501 with the reason", err)
 	}
 	if n := e.h.Stats().AuthFailures.Load(); n != 1 {
 		t.Errorf("AuthFailures = %d, want 1", n)

@@ -167,7 +167,7 @@ func queueError(err error, queue string) error {
 func registerWSMetrics(reg prometheus.Registerer, st *ws.Stats) {
 	gauge, counter := metrics.Gauge, metrics.Counter
 	const closed = "herald_ws_closed_total"
-	const closedHelp = "WebSocket connections closed by the server, by reason: auth_failed (4001), slow_consumer (4008), write_timeout (a write stuck for the write timeout)."
+	const closedHelp = "WebSocket connections closed by the server, by reason: auth_failed (4501), slow_consumer (4008), missed_pong (4004), write_timeout (a write stuck for the write timeout)."
 	reg.MustRegister(
 		gauge("herald_ws_connections", "WebSocket connections open.", &st.Connections),
 		gauge("herald_ws_subscriptions", "Pattern subscriptions open on WebSocket connections.", &st.Subscriptions),
@@ -175,6 +175,7 @@ func registerWSMetrics(reg prometheus.Registerer, st *ws.Stats) {
 		counter("herald_ws_frames_sent_total", "Frames written to WebSocket clients.", nil, &st.FramesSent),
 		counter(closed, closedHelp, prometheus.Labels{"reason": "auth_failed"}, &st.AuthFailures),
 		counter(closed, closedHelp, prometheus.Labels{"reason": "slow_consumer"}, &st.SlowConsumers),
+		counter(closed, closedHelp, prometheus.Labels{"reason": "missed_pong"}, &st.MissedPongs),
 		counter(closed, closedHelp, prometheus.Labels{"reason": "write_timeout"}, &st.WriteTimeouts),
 	)
 }

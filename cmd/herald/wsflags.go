@@ -32,7 +32,7 @@ func (c *wsConfig) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.maxFrameBytes, "ws-max-frame-bytes", 1<<20, "largest frame a WebSocket client may send (close code 1009)")
 	fs.IntVar(&c.recoverLimit, "ws-recover-limit", ws.DefaultRecoverLimit, "messages a recover subscription sends when it names no limit")
 	fs.IntVar(&c.maxRecoverLimit, "ws-max-recover-limit", ws.DefaultMaxRecoverLimit, "most messages one recover or latest subscription sends")
-	fs.DurationVar(&c.pingInterval, "ws-ping-interval", ws.DefaultPingInterval, "WebSocket ping interval; a pong missing by the next ping closes the connection (1001)")
+	fs.DurationVar(&c.pingInterval, "ws-ping-interval", ws.DefaultPingInterval, "WebSocket ping interval; a pong missing by the next ping closes the connection (4004)")
 	fs.DurationVar(&c.writeTimeout, "ws-write-timeout", ws.DefaultWriteTimeout, "longest a client may hold a write (its TCP window closed) before the connection is ended")
 	fs.IntVar(&c.readBufferBytes, "ws-read-buffer-bytes", ws.DefaultReadBufferBytes, "read buffer of each WebSocket connection")
 	fs.IntVar(&c.writeBufferBytes, "ws-write-buffer-bytes", ws.DefaultWriteBufferBytes, "write buffer of each WebSocket connection; a larger frame costs one more write call")
