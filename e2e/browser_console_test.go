@@ -19,7 +19,8 @@ import (
 // Chromium and lets it check what it shows (console.js, ?check=): a queue
 // with its 3 visible messages, then, without a reload, the 5 it has after 2
 // more are sent (the console updates by itself), then a topic with its
-// subscription.
+// subscription, then a peek of the queue's 5 messages; after which each
+// message is still unreceived (the peek received nothing).
 func TestBrowserConsole(t *testing.T) {
 	chromium := findChromium(t)
 	s := startServer(t, "")
@@ -44,7 +45,7 @@ func TestBrowserConsole(t *testing.T) {
 	}
 	topicName := topic[strings.LastIndex(topic, ":")+1:]
 
-	pageURL := s.URL + "/?check=q:" + queue + ":3,q:" + queue + ":5,t:" + topicName + ":1"
+	pageURL := s.URL + "/?check=q:" + queue + ":3,q:" + queue + ":5,t:" + topicName + ":1,p:" + queue + ":5"
 	sent := false
 	title := watchPage(t, ctx, chromium, pageURL, func(title string) bool {
 		if title == "CONSOLE STEP 1" && !sent {
@@ -55,6 +56,15 @@ func TestBrowserConsole(t *testing.T) {
 	})
 	if title != "CONSOLE PASS" {
 		t.Fatalf("console reported %q\nserver log:\n%s", title, s.logs())
+	}
+	got := receiveN(t, q, url, 5, 15*time.Second, 30)
+	if len(got) != 5 {
+		t.Fatalf("received %d of the 5 messages after the peek", len(got))
+	}
+	for _, m := range got {
+		if n := m.Attributes["ApproximateReceiveCount"]; n != "1" {
+			t.Errorf("message %s has ApproximateReceiveCount %s after a peek and one receive, want 1", aws.ToString(m.MessageId), n)
+		}
 	}
 }
 

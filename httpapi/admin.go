@@ -2,11 +2,13 @@ package httpapi
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"net/http"
 	"sort"
 	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"github.com/heraldmq/herald"
 	"github.com/heraldmq/herald/access"
@@ -37,20 +39,28 @@ type NodeInfo struct {
 	Region  string    `json:"region"`
 }
 
+// QueueAdmin is what the admin API needs of the queue service: its API and
+// a look at a queue's messages that receives none (sqs.Service).
+type QueueAdmin interface {
+	sqs.API
+	PeekMessages(ctx context.Context, c sqs.Caller, in sqs.PeekMessagesInput) ([]*sqs.Message, error)
+}
+
 // admin is the admin API's state.
 type admin struct {
-	queues sqs.API
+	queues QueueAdmin
 	topics sns.API // nil: no topics
 	node   NodeInfo
 }
 
 // SetAdmin serves the admin API over queues and topics (topics may be nil).
-func (s *Server) SetAdmin(queues sqs.API, topics sns.API, node NodeInfo) {
+func (s *Server) SetAdmin(queues QueueAdmin, topics sns.API, node NodeInfo) {
 	a := &admin{queues: queues, topics: topics, node: node}
 	s.route("/v1/admin/node", methods{http.MethodGet: s.adminNode(a)})
 	s.route("/v1/admin/queues", methods{http.MethodGet: s.adminQueues(a)})
 	s.route("/v1/admin/queues/{name}/messages", methods{http.MethodPost: s.adminSend(a)})
 	s.route("/v1/admin/queues/{name}/purge", methods{http.MethodPost: s.adminPurge(a)})
+	s.route("/v1/admin/queues/{name}/peek", methods{http.MethodGet: s.adminPeek(a)})
 	s.route("/v1/admin/topics", methods{http.MethodGet: s.adminTopics(a)})
 }
 
@@ -178,7 +188,7 @@ func queueView(ctx context.Context, q sqs.API, c sqs.Caller, url string) (QueueV
 }
 
 // queueURLOf is the URL of the caller's queue name.
-func queueURLOf(ctx context.Context, q sqs.API, c sqs.Caller, name string) (string, error) {
+func queueURLOf(ctx context.Context, q QueueAdmin, c sqs.Caller, name string) (string, error) {
 	return q.GetQueueURL(ctx, c, sqs.GetQueueURLInput{QueueName: name})
 }
 
@@ -229,6 +239,52 @@ func (s *Server) adminPurge(a *admin) http.HandlerFunc {
 			return
 		}
 		writeJSON(w, http.StatusOK, map[string]string{"purged": r.PathValue("name")})
+	}
+}
+
+// PeekedMessage is one message as a peek shows it: the body as text when it
+// is UTF-8, else base64.
+type PeekedMessage struct {
+	MessageID    string    `json:"message_id"`
+	Body         string    `json:"body"`
+	BodyEncoding string    `json:"body_encoding"` // "text" or "base64"
+	SentAt       time.Time `json:"sent"`
+	ReceiveCount int       `json:"receive_count"`
+	VisibleAt    time.Time `json:"visible_at"`
+	GroupID      string    `json:"group,omitempty"`
+}
+
+func (s *Server) adminPeek(a *admin) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		c := adminCaller(r)
+		limit := 10
+		if v := r.URL.Query().Get("limit"); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				writeError(w, r, s.log, herald.Errorf(herald.EInvalid, "limit: %q is not a number", herald.Clip(v)))
+				return
+			}
+			limit = n
+		}
+		url, err := queueURLOf(r.Context(), a.queues, c, r.PathValue("name"))
+		var msgs []*sqs.Message
+		if err == nil {
+			msgs, err = a.queues.PeekMessages(r.Context(), c, sqs.PeekMessagesInput{QueueURL: url, Limit: limit})
+		}
+		if err != nil {
+			writeError(w, r, s.log, adminError(err))
+			return
+		}
+		out := make([]PeekedMessage, len(msgs))
+		for i, m := range msgs {
+			body, enc := m.Body, "text"
+			if !utf8.ValidString(body) {
+				body, enc = base64.StdEncoding.EncodeToString([]byte(body)), "base64"
+			}
+			out[i] = PeekedMessage{MessageID: m.ID.String(), Body: body, BodyEncoding: enc, SentAt: m.SentAt,
+				ReceiveCount: m.State.ReceiveCount, VisibleAt: m.State.VisibleAt, GroupID: m.MessageGroupID}
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"messages": out})
 	}
 }
 

@@ -5,9 +5,14 @@
 // A credential, when Herald requires one, is given as ?token=<JWT> and
 // sent as a bearer token.
 //
-// Tests: ?check=q:NAME:VISIBLE,t:NAME:SUBSCRIPTIONS,... makes the page
-// wait, in order, until the queue NAME shows VISIBLE visible messages (or
-// the topic NAME shows that many subscriptions), titling itself
+// Peek shows a queue's oldest messages without receiving them (their
+// receive counts and visibility do not change).
+//
+// Tests: ?check=q:NAME:VISIBLE,t:NAME:SUBSCRIPTIONS,p:NAME:MESSAGES,...
+// makes the page wait, in order, until the queue NAME shows VISIBLE
+// visible messages (t: the topic NAME shows that many subscriptions; p: a
+// peek of the queue NAME, which the page opens, shows that many), titling
+// itself
 // "CONSOLE STEP <i>" after each step but the last and "CONSOLE PASS" at
 // the end, or "CONSOLE FAIL <reason>" after 30 s.
 "use strict";
@@ -162,6 +167,26 @@ $("send-form").addEventListener("submit", async (ev) => {
   }
 });
 
+async function peek() {
+  if (!selected) return;
+  try {
+    const out = await api("/v1/admin/queues/" + encodeURIComponent(selected) + "/peek?limit=20");
+    const rows = $("peek-rows");
+    rows.replaceChildren();
+    for (const m of out.messages || []) {
+      const tr = el("tr");
+      tr.append(el("td", m.message_id), el("td", m.sent), el("td", m.receive_count, "n"),
+        el("td", m.body_encoding === "base64" ? "(base64) " + m.body : m.body));
+      rows.append(tr);
+    }
+    $("peeked").hidden = false;
+    $("queue-result").textContent = (out.messages || []).length + " message(s), oldest first, not received";
+  } catch (err) {
+    $("queue-result").textContent = String(err.message || err);
+  }
+}
+$("peek").addEventListener("click", peek);
+
 $("purge").addEventListener("click", async () => {
   if (!selected || !confirm("Delete every message of " + selected + "?")) return;
   try {
@@ -185,7 +210,14 @@ function check() {
   if (step >= steps.length) return;
   const s = steps[step];
   let got;
-  if (s.kind === "q") {
+  if (s.kind === "p") {
+    if (selected !== s.name && queues.some((x) => x.name === s.name)) {
+      selected = s.name;
+      renderDetail();
+      peek();
+    }
+    got = $("peeked").hidden ? undefined : $("peek-rows").children.length;
+  } else if (s.kind === "q") {
     const row = Array.from(document.querySelectorAll("#queue-rows tr")).find((tr) => tr.dataset.name === s.name);
     got = row ? Number(row.children[2].textContent) : undefined;
   } else {
