@@ -223,3 +223,11 @@ func isQueueMissing(err error) bool {
 	se, ok := err.(*Error)
 	return ok && se.Code == ErrQueueDoesNotExist().Code
 }
+
+// TrackedQueues is how many queues this node has served since it started
+// (and not seen deleted): those QueueMetrics chooses from.
+func (s *Service) TrackedQueues() int {
+	n := 0
+	s.activity.m.Range(func(_, _ any) bool { n++; return true })
+	return n
+}
