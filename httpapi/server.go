@@ -32,6 +32,8 @@ type Server struct {
 	rollups *rollup.Service             // nil: no rollup API (SetRollups)
 
 	componentsFns []func() map[string]string // extra /healthz detail
+	storeName     string                     // the engine, on /readyz
+	accessLog     *slog.Logger               // nil: no access log (SetAccessLog)
 }
 
 // SetIdentifier makes every request to the API's /v1/ routes (the
@@ -65,6 +67,8 @@ func New(c *cache.Service, m *metrics.Metrics, log *slog.Logger) *Server {
 	s.route("/v1/paths", methods{http.MethodGet: s.paths})
 	s.route("/v1/events", methods{http.MethodGet: s.streamEvents})
 	s.route("/healthz", methods{http.MethodGet: s.healthz})
+	s.route("/livez", methods{http.MethodGet: s.livez})
+	s.route("/readyz", methods{http.MethodGet: s.readyz})
 	s.route("/metrics", methods{http.MethodGet: m.Handler().ServeHTTP})
 	s.route("/", methods{}) // anything else: a JSON 404
 	return s
@@ -122,6 +126,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			route = "unmatched"
 		}
 		s.metrics.ObserveRequest(route, r.Method, rec.status, time.Since(start))
+		if s.accessLog != nil {
+			s.logAccess(r, route, rec.status, time.Since(start))
+		}
 	}()
 	if aws {
 		s.aws.ServeHTTP(rec, r)

@@ -139,6 +139,7 @@ type Service struct {
 	stats     Stats
 	reconcile reconciler
 	unindexed unindexedQueues
+	activity  queueActivities
 
 	// bg is cancelled by Close; background work (move tasks, long polls)
 	// ends with it.

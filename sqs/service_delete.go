@@ -27,7 +27,11 @@ func (s *Service) DeleteMessage(ctx context.Context, c Caller, in DeleteMessageI
 			return errReceiptExpired(in.ReceiptHandle)
 		}
 	}
-	return s.deleteMessages(ctx, q, []uuid.UUID{r.messageID})
+	if err := s.deleteMessages(ctx, q, []uuid.UUID{r.messageID}); err != nil {
+		return err
+	}
+	s.countDeleted(q, 1)
+	return nil
 }
 
 // errReceiptExpired is AWS's answer to a FIFO delete through the handle of
@@ -123,6 +127,7 @@ func (s *Service) DeleteMessageBatch(ctx context.Context, c Caller, in DeleteMes
 		if err := s.deleteMessages(ctx, q, ids); err != nil {
 			return BatchIDsOutput{}, err
 		}
+		s.countDeleted(q, len(ids))
 	}
 	out.Successful = okIDs
 	return out, nil

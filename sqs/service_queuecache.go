@@ -94,6 +94,7 @@ func (c *queueCache) invalidate(account, region, name string) {
 // region; QueueDoesNotExist).
 func (s *Service) queue(ctx context.Context, account, region, name string) (*Queue, error) {
 	if q := s.queues.get(queueKey(account, region, name)); q != nil {
+		s.track(q)
 		return q, nil
 	}
 	q, err := s.store.GetQueue(ctx, account, region, name)
@@ -104,6 +105,7 @@ func (s *Service) queue(ctx context.Context, account, region, name string) (*Que
 		return nil, AsError(err)
 	}
 	s.queues.put(q)
+	s.track(q)
 	return q, nil
 }
 

@@ -60,6 +60,7 @@ func (s *Service) CreateQueue(ctx context.Context, c Caller, in CreateQueueInput
 	existing, err := s.store.CreateQueue(ctx, q)
 	if err == nil {
 		s.queues.put(q)
+		s.track(q)
 		// A new queue has no messages: spare its first receive the scan
 		// of an empty rebuild.
 		_ = s.index.MarkBuilt(ctx, indexQueue(q))
@@ -229,6 +230,7 @@ func (s *Service) DeleteQueue(ctx context.Context, c Caller, queueURL string) er
 	// The queue ID is never reused, so a failed Drop only leaves state
 	// nothing will read again.
 	_ = s.index.Drop(ctx, indexQueue(q))
+	s.untrack(q.ID)
 	return nil
 }
 

@@ -59,6 +59,7 @@ func (s *Service) ReceiveMessage(ctx context.Context, c Caller, in ReceiveMessag
 	if vis > 0 {
 		s.inflight.add(q.ID, len(msgs))
 	}
+	s.countReceived(q, len(msgs))
 	out := ReceiveMessageOutput{Messages: make([]ReceivedMessage, 0, len(msgs))}
 	for _, m := range msgs {
 		// The claim set VisibleAt to the receive time plus vis.

@@ -36,6 +36,7 @@ func (s *Service) redrive(ctx context.Context, q *Queue, msgs []*Message, now ti
 	if err := s.moveMessages(ctx, q, dlq, over, s.queueARN(q), now); err != nil {
 		return deliver, nil
 	}
+	s.countDeadLettered(dlq, len(over))
 	moved = make(map[uuid.UUID]bool, len(over))
 	for _, m := range over {
 		moved[m.ID] = true

@@ -271,6 +271,7 @@ func (s *Service) enqueue(ctx context.Context, q *Queue, msgs []*Message) ([]uui
 		// delivers it once more: acceptable.
 		_ = s.store.DeleteMessages(ctx, q, dups)
 	}
+	s.countSent(q, len(fresh))
 	if len(fresh) == 0 {
 		return ids, nil
 	}

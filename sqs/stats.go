@@ -18,6 +18,11 @@ type Stats struct {
 
 	ReconciledStoreOnly atomic.Int64 // stored messages the reconciler found missing from the Index and added
 	ReconciledIndexOnly atomic.Int64 // Index entries whose message was gone from the Store, removed on receive
+
+	MessagesSent         atomic.Int64 // messages sent (not deduplicated away)
+	MessagesReceived     atomic.Int64 // messages handed out by ReceiveMessage
+	MessagesDeleted      atomic.Int64 // messages deleted by DeleteMessage(Batch)
+	MessagesDeadLettered atomic.Int64 // messages moved to a dead-letter queue after maxReceiveCount
 }
 
 // ReconcilePending is how many queues wait for (or are in) a

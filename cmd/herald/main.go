@@ -36,6 +36,7 @@ func commands() []command {
 		{"rollup", "define rollups, send them events and query their counters (rollup put|get|list|delete|send|series|totals|top)", runRollup},
 		{"bench", "load a running server and report throughput and latency (bench cache)", runBench},
 		{"chaos", "run a fault drill: load herald processes of its own while injecting faults (RELIABILITY.md)", runChaos},
+		{"version", "print the version, commit and Go version of this binary (also: herald --version)", runVersion},
 	}
 }
 
@@ -58,6 +59,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		case "-h", "-help", "--help", "help":
 			usage(stdout)
 			return nil
+		case "-version", "--version":
+			return runVersion(ctx, args[1:], stdout, stderr)
 		}
 		for _, c := range commands() {
 			if c.name == args[0] {

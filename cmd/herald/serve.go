@@ -11,7 +11,6 @@ import (
 	"os"
 	"runtime/debug"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
@@ -34,6 +33,7 @@ type serveConfig struct {
 	logLevel    string
 	pprofListen string
 	cache       cache.Config
+	ops         opsConfig
 }
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -46,6 +46,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	cfg.amqp.register(fs)
 	cfg.ws.register(fs)
 	cfg.auth.register(fs)
+	cfg.ops.register(fs)
 	fs.StringVar(&cfg.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.StringVar(&cfg.pprofListen, "pprof-listen", "", "serve Go's profiler (net/http/pprof) on this address; empty disables it")
 	fs.DurationVar(&cfg.cache.DefaultTTL, "default-ttl", cfg.cache.DefaultTTL, "TTL of a message that names none")
@@ -79,20 +80,12 @@ func (c serveConfig) validate() error {
 	case c.cache.MaxLimit < 1 || c.cache.DefaultLimit < 1 || c.cache.DefaultLimit > c.cache.MaxLimit:
 		return errors.New("--default-page-limit must be between 1 and --max-page-limit")
 	}
-	return nil
-}
-
-func newLogger(level string, w io.Writer) (*slog.Logger, error) {
-	var l slog.Level
-	if err := l.UnmarshalText([]byte(strings.ToUpper(level))); err != nil {
-		return nil, fmt.Errorf("--log-level %q: %v", level, err)
-	}
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l})), nil
+	return c.ops.validate()
 }
 
 // serve runs Herald until ctx is cancelled, then shuts down cleanly.
 func serve(ctx context.Context, cfg serveConfig, stderr io.Writer) error {
-	log, err := newLogger(cfg.logLevel, stderr)
+	log, err := newLogger(cfg.logLevel, cfg.ops.logFormat, stderr)
 	if err != nil {
 		return err
 	}
@@ -128,6 +121,10 @@ func serve(ctx context.Context, cfg serveConfig, stderr io.Writer) error {
 	svc := cache.NewService(metrics.InstrumentCacheStore(db, m), cfg.cache)
 	handler := httpapi.New(svc, m, log)
 	handler.SetIdentifier(identifier)
+	handler.SetStoreName(cfg.store.engine)
+	if cfg.ops.accessLog {
+		handler.SetAccessLog(log)
+	}
 	if r, ok := db.(interface{ Ready(context.Context) error }); ok {
 		handler.SetReadinessCheck(r.Ready)
 	}
@@ -143,6 +140,7 @@ func serve(ctx context.Context, cfg serveConfig, stderr io.Writer) error {
 		return err
 	}
 	registerQueueMetrics(m.Registry, queues)
+	registerOpsMetrics(m.Registry, db, queues, cfg.ops.metricsQueueLimit)
 	handler.AddComponents(queues.components)
 	handler.AddComponents(events.components)
 	defer queues.closer()
