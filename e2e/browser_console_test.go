@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/base64"
 	"image/png"
 	"os"
 	"os/exec"
@@ -19,8 +20,9 @@ import (
 // Chromium and lets it check what it shows (console.js, ?check=): a queue
 // with its 3 visible messages, then, without a reload, the 5 it has after 2
 // more are sent (the console updates by itself), then a topic with its
-// subscription, then a peek of the queue's 5 messages; after which each
-// message is still unreceived (the peek received nothing).
+// subscription, then a peek of the queue's 5 messages, then a path's
+// latest message in the paths view; after which each queued message is
+// still unreceived (the peek received nothing).
 func TestBrowserConsole(t *testing.T) {
 	chromium := findChromium(t)
 	s := startServer(t, "")
@@ -45,7 +47,10 @@ func TestBrowserConsole(t *testing.T) {
 	}
 	topicName := topic[strings.LastIndex(topic, ":")+1:]
 
-	pageURL := s.URL + "/?check=q:" + queue + ":3,q:" + queue + ":5,t:" + topicName + ":1,p:" + queue + ":5"
+	word := uniqueWord(t)
+	putHTTP(t, s, word+".a", base64.StdEncoding.EncodeToString([]byte("older")))
+	putHTTP(t, s, word+".a", base64.StdEncoding.EncodeToString([]byte("hello")))
+	pageURL := s.URL + "/?pattern=" + word + ".%23&check=q:" + queue + ":3,q:" + queue + ":5,t:" + topicName + ":1,p:" + queue + ":5,l:" + word + ".a:hello"
 	sent := false
 	title := watchPage(t, ctx, chromium, pageURL, func(title string) bool {
 		if title == "CONSOLE STEP 1" && !sent {

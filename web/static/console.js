@@ -5,13 +5,18 @@
 // A credential, when Herald requires one, is given as ?token=<JWT> and
 // sent as a bearer token.
 //
+// Paths shows the latest message of every path a pattern matches (GET
+// /v1/latest) and a selected path's history (GET /v1/all); a body is shown
+// as text when it is UTF-8, else as base64.
+//
 // Peek shows a queue's oldest messages without receiving them (their
 // receive counts and visibility do not change).
 //
-// Tests: ?check=q:NAME:VISIBLE,t:NAME:SUBSCRIPTIONS,p:NAME:MESSAGES,...
-// makes the page wait, in order, until the queue NAME shows VISIBLE
-// visible messages (t: the topic NAME shows that many subscriptions; p: a
-// peek of the queue NAME, which the page opens, shows that many), titling
+// Tests: ?check=q:NAME:VISIBLE,t:NAME:SUBSCRIPTIONS,p:NAME:MESSAGES,
+// l:PATH:BODY,... makes the page wait, in order, until the queue NAME
+// shows VISIBLE visible messages (t: the topic NAME shows that many
+// subscriptions; p: a peek of the queue NAME, which the page opens, shows
+// that many; l: the paths view shows PATH's latest body as BODY), titling
 // itself
 // "CONSOLE STEP <i>" after each step but the last and "CONSOLE PASS" at
 // the end, or "CONSOLE FAIL <reason>" after 30 s.
@@ -132,8 +137,62 @@ function renderNode(data) {
   for (const [k, v] of Object.entries(data.components || {})) add(k, v);
 }
 
+// decodeBody turns a base64 body into text when it is UTF-8.
+function decodeBody(b64) {
+  if (!b64) return "";
+  const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    return "(base64) " + b64;
+  }
+}
+
+let pathPattern = params.get("pattern") || "#";
+let selectedPath = null;
+let latest = [];
+
+async function pollPaths() {
+  const out = await api("/v1/latest?pattern=" + encodeURIComponent(pathPattern) + "&limit=200");
+  latest = out.items || [];
+  const rows = $("path-rows");
+  rows.replaceChildren();
+  for (const it of latest) {
+    const tr = el("tr", null, "queue");
+    tr.dataset.path = it.path;
+    if (it.path === selectedPath) tr.classList.add("selected");
+    tr.append(el("td", it.path), el("td", it.message.message_uuid), el("td", it.message.received_at), el("td", decodeBody(it.message.body)));
+    tr.addEventListener("click", () => { selectedPath = it.path; showHistory(); });
+    rows.append(tr);
+  }
+}
+
+async function showHistory() {
+  if (!selectedPath) return;
+  const out = await api("/v1/all?path=" + encodeURIComponent(selectedPath) + "&limit=50");
+  $("path-detail").hidden = false;
+  $("path-title").textContent = selectedPath + " (newest first)";
+  const rows = $("history-rows");
+  rows.replaceChildren();
+  for (const m of out.messages || []) {
+    const tr = el("tr");
+    tr.append(el("td", m.message_uuid), el("td", m.received_at), el("td", JSON.stringify(m.metadata)), el("td", decodeBody(m.body)));
+    rows.append(tr);
+  }
+}
+
+$("paths-form").addEventListener("submit", (ev) => {
+  ev.preventDefault();
+  pathPattern = $("paths-pattern").value || "#";
+  selectedPath = null;
+  $("path-detail").hidden = true;
+  pollPaths().catch(showError);
+});
+$("paths-pattern").value = pathPattern;
+
 async function poll() {
   try {
+    if ((location.hash || "#queues") === "#paths" || steps.some((s) => s.kind === "l")) await pollPaths();
     const [q, t, n] = await Promise.all([api("/v1/admin/queues"), api("/v1/admin/topics"), api("/v1/admin/node")]);
     renderQueues(q);
     renderTopics(t);
@@ -201,7 +260,7 @@ $("purge").addEventListener("click", async () => {
 // The test mode (?check=...).
 const steps = (params.get("check") || "").split(",").filter(Boolean).map((s) => {
   const [kind, name, want] = s.split(":");
-  return { kind, name, want: Number(want) };
+  return { kind, name, want: Number(want), wantText: want };
 });
 let step = 0;
 const checkStart = Date.now();
@@ -210,6 +269,14 @@ function check() {
   if (step >= steps.length) return;
   const s = steps[step];
   let got;
+  if (s.kind === "l") {
+    const it = latest.find((x) => x.path === s.name);
+    if (it && decodeBody(it.message.body) === s.wantText) {
+      step++;
+      document.title = step === steps.length ? "CONSOLE PASS" : "CONSOLE STEP " + step;
+    }
+    return;
+  }
   if (s.kind === "p") {
     if (selected !== s.name && queues.some((x) => x.name === s.name)) {
       selected = s.name;
