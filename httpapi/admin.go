@@ -44,6 +44,7 @@ type NodeInfo struct {
 type QueueAdmin interface {
 	sqs.API
 	PeekMessages(ctx context.Context, c sqs.Caller, in sqs.PeekMessagesInput) ([]*sqs.Message, error)
+	QueueActivity(ctx context.Context, c sqs.Caller, queueURL string) (sqs.QueueActivity, error)
 }
 
 // admin is the admin API's state.
@@ -110,15 +111,22 @@ func adminError(err error) error {
 
 // QueueView is one queue as the admin API shows it.
 type QueueView struct {
-	Name             string            `json:"name"`
-	URL              string            `json:"url"`
-	ARN              string            `json:"arn"`
-	FIFO             bool              `json:"fifo"`
-	Visible          int64             `json:"visible"`
-	InFlight         int64             `json:"in_flight"`
-	Delayed          int64             `json:"delayed"`
-	DeadLetterTarget string            `json:"dead_letter_target,omitempty"`
-	Attributes       map[string]string `json:"attributes"`
+	Name             string `json:"name"`
+	URL              string `json:"url"`
+	ARN              string `json:"arn"`
+	FIFO             bool   `json:"fifo"`
+	Visible          int64  `json:"visible"`
+	InFlight         int64  `json:"in_flight"`
+	Delayed          int64  `json:"delayed"`
+	DeadLetterTarget string `json:"dead_letter_target,omitempty"`
+	// OldestAgeSeconds is the age of the oldest stored message (0: none).
+	OldestAgeSeconds float64 `json:"oldest_age_seconds"`
+	// Sent, Received and Deleted are this node's counts since it started;
+	// the console turns them into rates.
+	Sent       int64             `json:"sent"`
+	Received   int64             `json:"received"`
+	Deleted    int64             `json:"deleted"`
+	Attributes map[string]string `json:"attributes"`
 }
 
 func (s *Server) adminNode(a *admin) http.HandlerFunc {
@@ -166,8 +174,8 @@ func (s *Server) adminQueues(a *admin) http.HandlerFunc {
 	}
 }
 
-// queueView reads one queue's attributes and counts.
-func queueView(ctx context.Context, q sqs.API, c sqs.Caller, url string) (QueueView, error) {
+// queueView reads one queue's attributes, counts and activity.
+func queueView(ctx context.Context, q QueueAdmin, c sqs.Caller, url string) (QueueView, error) {
 	attrs, err := q.GetQueueAttributes(ctx, c, sqs.GetQueueAttributesInput{QueueURL: url, AttributeNames: []string{"All"}})
 	if err != nil {
 		return QueueView{}, err
@@ -179,6 +187,11 @@ func queueView(ctx context.Context, q sqs.API, c sqs.Caller, url string) (QueueV
 		Visible: n("ApproximateNumberOfMessages"), InFlight: n("ApproximateNumberOfMessagesNotVisible"),
 		Delayed: n("ApproximateNumberOfMessagesDelayed"), Attributes: attrs,
 	}
+	act, err := q.QueueActivity(ctx, c, url)
+	if err != nil {
+		return QueueView{}, err
+	}
+	v.OldestAgeSeconds, v.Sent, v.Received, v.Deleted = act.OldestAge.Seconds(), act.Sent, act.Received, act.Deleted
 	if rp := attrs["RedrivePolicy"]; rp != "" {
 		if p, err := sqs.ParseRedrivePolicy(rp, sqs.DefaultLimits()); err == nil {
 			v.DeadLetterTarget = p.DeadLetterTargetARN

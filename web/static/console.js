@@ -66,16 +66,40 @@ function showView() {
 }
 window.addEventListener("hashchange", showView);
 
+// rates are the send, receive and delete rates of each queue, from this
+// node's counts at two polls.
+let prevCounts = new Map(); // name -> {at, sent, received, deleted}
+const rates = new Map();    // name -> {sent, received, deleted} per second
+
+function age(s) {
+  if (!s) return "";
+  if (s < 90) return Math.round(s) + " s";
+  if (s < 5400) return Math.round(s / 60) + " min";
+  return (s / 3600).toFixed(1) + " h";
+}
+
 function renderQueues(data) {
   queues = data.queues || [];
+  const now = Date.now();
+  for (const q of queues) {
+    const p = prevCounts.get(q.name);
+    if (p && now > p.at) {
+      const dt = (now - p.at) / 1000;
+      rates.set(q.name, { sent: (q.sent - p.sent) / dt, received: (q.received - p.received) / dt, deleted: (q.deleted - p.deleted) / dt });
+    }
+    prevCounts.set(q.name, { at: now, sent: q.sent, received: q.received, deleted: q.deleted });
+  }
   const rows = $("queue-rows");
   rows.replaceChildren();
   for (const q of queues) {
     const tr = el("tr", null, "queue");
     tr.dataset.name = q.name;
     if (q.name === selected) tr.classList.add("selected");
+    const r = rates.get(q.name) || {};
+    const rate = (x) => (x === undefined ? "" : x.toFixed(1));
     tr.append(el("td", q.name), el("td", q.fifo ? "FIFO" : "standard"),
       el("td", q.visible, "n"), el("td", q.in_flight, "n"), el("td", q.delayed, "n"),
+      el("td", age(q.oldest_age_seconds), "n"), el("td", rate(r.sent), "n"), el("td", rate(r.received), "n"), el("td", rate(r.deleted), "n"),
       el("td", q.dead_letter_target ? q.dead_letter_target.split(":").pop() : ""));
     tr.addEventListener("click", () => { selected = q.name; renderQueues({ queues }); renderDetail(); });
     rows.append(tr);
