@@ -115,3 +115,32 @@ func TestBrowserConsoleScreenshot(t *testing.T) {
 		t.Fatalf("the console's screenshot is %.2f%% ink: an empty page", 100*frac)
 	}
 }
+
+// TestBrowserConsoleRedrive: the console starts a redrive of a dead-letter
+// queue (a message move task), and the message is back in its source queue.
+func TestBrowserConsoleRedrive(t *testing.T) {
+	chromium := findChromium(t)
+	s := startServer(t, "")
+	ctx := ctxFor(t, 2*time.Minute)
+	q := sqsClient(s)
+	dlq := newQueue(t, q, "", nil)
+	src := newQueue(t, q, "", map[string]string{"VisibilityTimeout": "0",
+		"RedrivePolicy": `{"deadLetterTargetArn":"` + queueArn(t, q, dlq) + `","maxReceiveCount":"1"}`})
+	if _, err := q.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(src), MessageBody: aws.String("poison")}); err != nil {
+		t.Fatal(err)
+	}
+	if got := receiveN(t, q, src, 1, 10*time.Second, 0); len(got) != 1 {
+		t.Fatal("the first receive got nothing")
+	}
+	receiveN(t, q, src, 1, 3*time.Second, 0) // the second receive moves it to the dead-letter queue
+	name := dlq[strings.LastIndex(dlq, "/")+1:]
+	title := watchPage(t, ctx, chromium, s.URL+"/?check=q:"+name+":1,r:"+name+":0", func(title string) bool {
+		return title == "CONSOLE PASS" || strings.HasPrefix(title, "CONSOLE FAIL")
+	})
+	if title != "CONSOLE PASS" {
+		t.Fatalf("console reported %q\nserver log:\n%s", title, s.logs())
+	}
+	if got := receiveN(t, q, src, 1, 10*time.Second, 30); len(got) != 1 || aws.ToString(got[0].Body) != "poison" {
+		t.Fatalf("the source queue holds %v after the redrive, want the message", got)
+	}
+}

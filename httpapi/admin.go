@@ -1,8 +1,10 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"sort"
@@ -62,6 +64,8 @@ func (s *Server) SetAdmin(queues QueueAdmin, topics sns.API, node NodeInfo) {
 	s.route("/v1/admin/queues/{name}/messages", methods{http.MethodPost: s.adminSend(a)})
 	s.route("/v1/admin/queues/{name}/purge", methods{http.MethodPost: s.adminPurge(a)})
 	s.route("/v1/admin/queues/{name}/peek", methods{http.MethodGet: s.adminPeek(a)})
+	s.route("/v1/admin/queues/{name}/redrive", methods{http.MethodPost: s.adminRedrive(a)})
+	s.route("/v1/admin/topics/publish", methods{http.MethodPost: s.adminPublish(a)})
 	s.route("/v1/admin/topics", methods{http.MethodGet: s.adminTopics(a)})
 }
 
@@ -217,7 +221,7 @@ func (s *Server) adminSend(a *admin) http.HandlerFunc {
 			Body  string  `json:"body"`
 			Group *string `json:"group,omitempty"`
 		}
-		if err := decodeStrict(body, &in); err != nil {
+		if err := decodeAdmin(body, &in); err != nil {
 			writeError(w, r, s.log, err)
 			return
 		}
@@ -252,6 +256,64 @@ func (s *Server) adminPurge(a *admin) http.HandlerFunc {
 			return
 		}
 		writeJSON(w, http.StatusOK, map[string]string{"purged": r.PathValue("name")})
+	}
+}
+
+// adminRedrive starts a move task taking the messages of the dead-letter
+// queue {name} back to the queues they came from (StartMessageMoveTask).
+func (s *Server) adminRedrive(a *admin) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		c := adminCaller(r)
+		ctx := r.Context()
+		url, err := queueURLOf(ctx, a.queues, c, r.PathValue("name"))
+		var attrs map[string]string
+		if err == nil {
+			attrs, err = a.queues.GetQueueAttributes(ctx, c, sqs.GetQueueAttributesInput{QueueURL: url, AttributeNames: []string{"QueueArn"}})
+		}
+		var handle string
+		if err == nil {
+			handle, err = a.queues.StartMessageMoveTask(ctx, c, sqs.StartMessageMoveTaskInput{SourceARN: attrs["QueueArn"]})
+		}
+		if err != nil {
+			writeError(w, r, s.log, adminError(err))
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]string{"task_handle": handle})
+	}
+}
+
+// adminPublish publishes a message to a topic.
+func (s *Server) adminPublish(a *admin) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if a.topics == nil {
+			writeError(w, r, s.log, herald.Errorf(herald.ENotFound, "this server has no topics"))
+			return
+		}
+		body, err := readBody(w, r, adminMaxBodySize)
+		if err != nil {
+			writeError(w, r, s.log, err)
+			return
+		}
+		var in struct {
+			TopicARN string  `json:"topic_arn"`
+			Message  string  `json:"message"`
+			Subject  *string `json:"subject,omitempty"`
+			Group    string  `json:"group,omitempty"`
+		}
+		if err := decodeAdmin(body, &in); err != nil {
+			writeError(w, r, s.log, err)
+			return
+		}
+		pub := sns.PublishInput{TopicARN: in.TopicARN, Message: in.Message, Subject: in.Subject, MessageGroupID: in.Group}
+		if in.Group != "" {
+			pub.MessageDeduplicationID = strconv.FormatInt(time.Now().UnixNano(), 36)
+		}
+		out, err := a.topics.Publish(r.Context(), adminCaller(r), pub)
+		if err != nil {
+			writeError(w, r, s.log, adminError(err))
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]string{"message_id": out.MessageID})
 	}
 }
 
@@ -356,3 +418,17 @@ func (s *Server) adminTopics(a *admin) http.HandlerFunc {
 }
 
 func ptrInt(n int) *int { return &n }
+
+// decodeAdmin reads an admin request's JSON body into v, refusing unknown
+// members and trailing data.
+func decodeAdmin(body []byte, v any) error {
+	d := json.NewDecoder(bytes.NewReader(body))
+	d.DisallowUnknownFields()
+	if err := d.Decode(v); err != nil {
+		return herald.Errorf(herald.EInvalid, "malformed JSON body: %s", herald.Clip(err.Error()))
+	}
+	if d.More() {
+		return herald.Errorf(herald.EInvalid, "malformed JSON body: data after the object")
+	}
+	return nil
+}

@@ -16,8 +16,9 @@
 // l:PATH:BODY,... makes the page wait, in order, until the queue NAME
 // shows VISIBLE visible messages (t: the topic NAME shows that many
 // subscriptions; p: a peek of the queue NAME, which the page opens, shows
-// that many; l: the paths view shows PATH's latest body as BODY), titling
-// itself
+// that many; r: after a redrive of the dead-letter queue NAME, which the
+// page starts, it shows that many; l: the paths view shows PATH's latest
+// body as BODY), titling itself
 // "CONSOLE STEP <i>" after each step but the last and "CONSOLE PASS" at
 // the end, or "CONSOLE FAIL <reason>" after 30 s.
 "use strict";
@@ -144,6 +145,26 @@ function renderTopics(data) {
       table.append(tr);
     }
     div.append(table);
+    const form = el("form");
+    const msg = el("input");
+    msg.placeholder = "message";
+    msg.required = true;
+    const btn = el("button", "Publish");
+    btn.type = "submit";
+    const note = el("span", "", "note");
+    form.append(msg, btn, note);
+    form.addEventListener("submit", async (ev) => {
+      ev.preventDefault();
+      const body = { topic_arn: t.arn, message: msg.value };
+      if (t.attributes.FifoTopic === "true") body.group = "console";
+      try {
+        const out = await api("/v1/admin/topics/publish", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+        note.textContent = "Published " + out.message_id;
+      } catch (err) {
+        note.textContent = String(err.message || err);
+      }
+    });
+    div.append(form);
     list.append(div);
   }
 }
@@ -270,6 +291,18 @@ async function peek() {
 }
 $("peek").addEventListener("click", peek);
 
+async function redrive(ask) {
+  if (!selected || (ask && !confirm("Move the messages of " + selected + " back to their source queues?"))) return;
+  try {
+    await api("/v1/admin/queues/" + encodeURIComponent(selected) + "/redrive", { method: "POST" });
+    $("queue-result").textContent = "Redrive of " + selected + " started";
+    poll();
+  } catch (err) {
+    $("queue-result").textContent = String(err.message || err);
+  }
+}
+$("redrive").addEventListener("click", () => redrive(true));
+
 $("purge").addEventListener("click", async () => {
   if (!selected || !confirm("Delete every message of " + selected + "?")) return;
   try {
@@ -301,7 +334,16 @@ function check() {
     }
     return;
   }
-  if (s.kind === "p") {
+  if (s.kind === "r") {
+    if (!s.started && queues.some((x) => x.name === s.name)) {
+      s.started = true;
+      selected = s.name;
+      renderDetail();
+      redrive(false);
+    }
+    const q = queues.find((x) => x.name === s.name);
+    got = s.started && q ? q.visible : undefined;
+  } else if (s.kind === "p") {
     if (selected !== s.name && queues.some((x) => x.name === s.name)) {
       selected = s.name;
       renderDetail();

@@ -1,0 +1,111 @@
+package e2e
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sns"
+)
+
+// adminCall calls the admin API and decodes its JSON answer into out.
+func adminCall(t *testing.T, s *server, method, path, body string, out any) int {
+	t.Helper()
+	req, err := http.NewRequest(method, s.URL+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	if out != nil {
+		if err := json.Unmarshal(raw, out); err != nil {
+			t.Fatalf("%s %s: %d %s", method, path, resp.StatusCode, raw)
+		}
+	}
+	return resp.StatusCode
+}
+
+// TestAdminAPI: the console's API lists queues with their counts, sends,
+// peeks without receiving, purges, lists topics and publishes, as
+// docs/http-api.md documents it; a missing queue is not_found.
+func TestAdminAPI(t *testing.T) {
+	s := startServer(t, "")
+	q := sqsClient(s)
+	url := newQueue(t, q, "", nil)
+	name := url[strings.LastIndex(url, "/")+1:]
+	topics := snsClient(s)
+	topic := newTopic(t, topics, nil)
+	if _, err := topics.Subscribe(ctxFor(t, time.Minute), &sns.SubscribeInput{TopicArn: aws.String(topic), Protocol: aws.String("sqs"),
+		Endpoint: aws.String(queueArn(t, q, url)), Attributes: map[string]string{"RawMessageDelivery": "true"}}); err != nil {
+		t.Fatal(err)
+	}
+
+	if code := adminCall(t, s, "POST", "/v1/admin/queues/"+name+"/messages", `{"body":"from the console"}`, nil); code != 200 {
+		t.Fatalf("send: %d", code)
+	}
+	if code := adminCall(t, s, "POST", "/v1/admin/topics/publish", `{"topic_arn":"`+topic+`","message":"published"}`, nil); code != 200 {
+		t.Fatalf("publish: %d", code)
+	}
+	var list struct {
+		Queues []struct {
+			Name    string `json:"name"`
+			Visible int64  `json:"visible"`
+			Sent    int64  `json:"sent"`
+		} `json:"queues"`
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		adminCall(t, s, "GET", "/v1/admin/queues", "", &list)
+		if len(list.Queues) == 1 && list.Queues[0].Visible == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("queues %+v, want %s with 2 visible (sent, and published through the topic)", list.Queues, name)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	var peek struct {
+		Messages []struct {
+			Body         string `json:"body"`
+			BodyEncoding string `json:"body_encoding"`
+			ReceiveCount int    `json:"receive_count"`
+		} `json:"messages"`
+	}
+	adminCall(t, s, "GET", "/v1/admin/queues/"+name+"/peek", "", &peek)
+	if len(peek.Messages) != 2 || peek.Messages[0].Body != "from the console" || peek.Messages[0].BodyEncoding != "text" || peek.Messages[0].ReceiveCount != 0 {
+		t.Fatalf("peek %+v, want the 2 messages, unreceived, oldest first", peek.Messages)
+	}
+	var ts struct {
+		Topics []struct {
+			ARN           string            `json:"arn"`
+			Subscriptions []json.RawMessage `json:"subscriptions"`
+		} `json:"topics"`
+	}
+	adminCall(t, s, "GET", "/v1/admin/topics", "", &ts)
+	if len(ts.Topics) != 1 || ts.Topics[0].ARN != topic || len(ts.Topics[0].Subscriptions) != 1 {
+		t.Fatalf("topics %+v", ts.Topics)
+	}
+	if code := adminCall(t, s, "POST", "/v1/admin/queues/"+name+"/purge", "", nil); code != 200 {
+		t.Fatalf("purge: %d", code)
+	}
+	if got := receiveN(t, q, url, 1, 2*time.Second, 30); len(got) != 0 {
+		t.Fatalf("received %d messages after the purge", len(got))
+	}
+	var e struct {
+		Error struct{ Code string } `json:"error"`
+	}
+	if code := adminCall(t, s, "GET", "/v1/admin/queues/no-such-queue/peek", "", &e); code != 404 || e.Error.Code != "not_found" {
+		t.Fatalf("peek of a missing queue: %d %+v", code, e)
+	}
+}
