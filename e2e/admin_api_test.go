@@ -2,8 +2,6 @@ package e2e
 
 import (
 	"encoding/json"
-	"io"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -11,30 +9,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sns"
 )
-
-// adminCall calls the admin API and decodes its JSON answer into out.
-func adminCall(t *testing.T, s *server, method, path, body string, out any) int {
-	t.Helper()
-	req, err := http.NewRequest(method, s.URL+path, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	if out != nil {
-		if err := json.Unmarshal(raw, out); err != nil {
-			t.Fatalf("%s %s: %d %s", method, path, resp.StatusCode, raw)
-		}
-	}
-	return resp.StatusCode
-}
 
 // TestAdminAPI: the console's API lists queues with their counts, sends,
 // peeks without receiving, purges, lists topics and publishes, as
@@ -51,10 +25,10 @@ func TestAdminAPI(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if code := adminCall(t, s, "POST", "/v1/admin/queues/"+name+"/messages", `{"body":"from the console"}`, nil); code != 200 {
+	if code := call(t, s, "POST", "/v1/admin/queues/"+name+"/messages", []byte(`{"body":"from the console"}`), nil); code != 200 {
 		t.Fatalf("send: %d", code)
 	}
-	if code := adminCall(t, s, "POST", "/v1/admin/topics/publish", `{"topic_arn":"`+topic+`","message":"published"}`, nil); code != 200 {
+	if code := call(t, s, "POST", "/v1/admin/topics/publish", []byte(`{"topic_arn":"`+topic+`","message":"published"}`), nil); code != 200 {
 		t.Fatalf("publish: %d", code)
 	}
 	var list struct {
@@ -66,7 +40,7 @@ func TestAdminAPI(t *testing.T) {
 	}
 	deadline := time.Now().Add(15 * time.Second)
 	for {
-		adminCall(t, s, "GET", "/v1/admin/queues", "", &list)
+		call(t, s, "GET", "/v1/admin/queues", nil, &list)
 		if len(list.Queues) == 1 && list.Queues[0].Visible == 2 {
 			break
 		}
@@ -82,7 +56,7 @@ func TestAdminAPI(t *testing.T) {
 			ReceiveCount int    `json:"receive_count"`
 		} `json:"messages"`
 	}
-	adminCall(t, s, "GET", "/v1/admin/queues/"+name+"/peek", "", &peek)
+	call(t, s, "GET", "/v1/admin/queues/"+name+"/peek", nil, &peek)
 	if len(peek.Messages) != 2 || peek.Messages[0].Body != "from the console" || peek.Messages[0].BodyEncoding != "text" || peek.Messages[0].ReceiveCount != 0 {
 		t.Fatalf("peek %+v, want the 2 messages, unreceived, oldest first", peek.Messages)
 	}
@@ -92,11 +66,11 @@ func TestAdminAPI(t *testing.T) {
 			Subscriptions []json.RawMessage `json:"subscriptions"`
 		} `json:"topics"`
 	}
-	adminCall(t, s, "GET", "/v1/admin/topics", "", &ts)
+	call(t, s, "GET", "/v1/admin/topics", nil, &ts)
 	if len(ts.Topics) != 1 || ts.Topics[0].ARN != topic || len(ts.Topics[0].Subscriptions) != 1 {
 		t.Fatalf("topics %+v", ts.Topics)
 	}
-	if code := adminCall(t, s, "POST", "/v1/admin/queues/"+name+"/purge", "", nil); code != 200 {
+	if code := call(t, s, "POST", "/v1/admin/queues/"+name+"/purge", nil, nil); code != 200 {
 		t.Fatalf("purge: %d", code)
 	}
 	if got := receiveN(t, q, url, 1, 2*time.Second, 30); len(got) != 0 {
@@ -105,7 +79,7 @@ func TestAdminAPI(t *testing.T) {
 	var e struct {
 		Error struct{ Code string } `json:"error"`
 	}
-	if code := adminCall(t, s, "GET", "/v1/admin/queues/no-such-queue/peek", "", &e); code != 404 || e.Error.Code != "not_found" {
+	if code := call(t, s, "GET", "/v1/admin/queues/no-such-queue/peek", nil, &e); code != 404 || e.Error.Code != "not_found" {
 		t.Fatalf("peek of a missing queue: %d %+v", code, e)
 	}
 }

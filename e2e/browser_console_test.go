@@ -3,7 +3,9 @@ package e2e
 import (
 	"context"
 	"encoding/base64"
+	"fmt"
 	"image/png"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -142,5 +144,36 @@ func TestBrowserConsoleRedrive(t *testing.T) {
 	}
 	if got := receiveN(t, q, src, 1, 10*time.Second, 30); len(got) != 1 || aws.ToString(got[0].Body) != "poison" {
 		t.Fatalf("the source queue holds %v after the redrive, want the message", got)
+	}
+}
+
+// TestBrowserConsoleRollups: the console draws a rollup's series with the
+// vendored chart library and lists the top values of its first dimension.
+func TestBrowserConsoleRollups(t *testing.T) {
+	chromium := findChromium(t)
+	s := startServer(t, "")
+	ctx := ctxFor(t, 2*time.Minute)
+	name := "console-" + uniqueWord(t)
+	def := map[string]any{
+		"event": map[string]any{"id": "id", "time": "time"}, "scopes": [][]string{{"channel"}},
+		"metrics": []string{"plays"}, "dimensions": []string{"city"},
+		"periods": []map[string]any{{"unit": "hour"}, {"unit": "all"}},
+	}
+	if st := call(t, s, http.MethodPut, "/v1/rollups/"+name, def, nil); st != http.StatusCreated {
+		t.Fatalf("PUT rollup: %d", st)
+	}
+	var events []map[string]any
+	for i, city := range []string{"Paris", "Paris", "Oslo"} {
+		events = append(events, map[string]any{"id": fmt.Sprint(i), "time": time.Now().UTC().Format(time.RFC3339), "channel": "c1", "city": city, "plays": 1})
+	}
+	if st := call(t, s, http.MethodPost, "/v1/rollups/"+name+"/events", events, nil); st != http.StatusOK {
+		t.Fatalf("POST events: %d", st)
+	}
+	pageURL := s.URL + "/?rollup=" + name + "&unit=hour&scope.channel=c1&check=k:" + name + ":2"
+	title := watchPage(t, ctx, chromium, pageURL, func(title string) bool {
+		return title == "CONSOLE PASS" || strings.HasPrefix(title, "CONSOLE FAIL")
+	})
+	if title != "CONSOLE PASS" {
+		t.Fatalf("console reported %q\nserver log:\n%s", title, s.logs())
 	}
 }

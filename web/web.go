@@ -18,6 +18,7 @@ import (
 )
 
 //go:embed static/console.html static/console.js static/console.css static/devices.html static/app.js static/style.css
+//go:embed static/vendor/uplot.iife.min.js static/vendor/uplot.min.css
 var static embed.FS
 
 // files maps each served URL path to its embedded file and content type.
@@ -28,13 +29,17 @@ var files = map[string]struct{ name, contentType string }{
 	"/devices":     {"static/devices.html", "text/html; charset=utf-8"},
 	"/app.js":      {"static/app.js", "text/javascript; charset=utf-8"},
 	"/style.css":   {"static/style.css", "text/css; charset=utf-8"},
+
+	"/vendor/uplot.iife.min.js": {"static/vendor/uplot.iife.min.js", "text/javascript; charset=utf-8"},
+	"/vendor/uplot.min.css":     {"static/vendor/uplot.min.css", "text/css; charset=utf-8"},
 }
 
 // Assets lists the URL paths of the page's own files, which Handler serves
 // besides the page itself at "/"; every other path is a 404. Wire it as
 // httpapi's SetPage(web.Handler(), web.Assets()...).
 func Assets() []string {
-	return []string{"/console.js", "/console.css", "/devices", "/app.js", "/style.css"}
+	return []string{"/console.js", "/console.css", "/devices", "/app.js", "/style.css",
+		"/vendor/uplot.iife.min.js", "/vendor/uplot.min.css"}
 }
 
 // Handler serves the page at "/" and its files at Assets (GET and HEAD).

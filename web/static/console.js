@@ -18,7 +18,8 @@
 // subscriptions; p: a peek of the queue NAME, which the page opens, shows
 // that many; r: after a redrive of the dead-letter queue NAME, which the
 // page starts, it shows that many; l: the paths view shows PATH's latest
-// body as BODY), titling itself
+// body as BODY; k: the rollup NAME's chart is drawn and its top table has
+// that many rows, with ?rollup=NAME&unit=...&scope.M=V), titling itself
 // "CONSOLE STEP <i>" after each step but the last and "CONSOLE PASS" at
 // the end, or "CONSOLE FAIL <reason>" after 30 s.
 "use strict";
@@ -238,6 +239,7 @@ $("paths-pattern").value = pathPattern;
 async function poll() {
   try {
     if ((location.hash || "#queues") === "#paths" || steps.some((s) => s.kind === "l")) await pollPaths();
+    if ((location.hash || "#queues") === "#rollups" || params.get("rollup")) await pollRollups();
     const [q, t, n] = await Promise.all([api("/v1/admin/queues"), api("/v1/admin/topics"), api("/v1/admin/node")]);
     renderQueues(q);
     renderTopics(t);
@@ -334,7 +336,11 @@ function check() {
     }
     return;
   }
-  if (s.kind === "r") {
+  if (s.kind === "k") {
+    // k:ROLLUP:ROWS: the rollup's chart is drawn and its top table has ROWS rows.
+    const drawn = rollupSel && rollupSel.name === s.name && $("rollup-chart").querySelector("canvas");
+    got = drawn ? $("top-rows").children.length : undefined;
+  } else if (s.kind === "r") {
     if (!s.started && queues.some((x) => x.name === s.name)) {
       s.started = true;
       selected = s.name;
@@ -372,3 +378,134 @@ if (steps.length > 0) {
 showView();
 poll();
 setInterval(poll, POLL_MS);
+
+// Rollups: definitions; for one, a chart of a scope's series (uPlot,
+// vendored) over the last buckets of a period, and the top values of its
+// first dimension, with drill-down into a dimension counted within it.
+// ?rollup=NAME&unit=U&scope.M=V... opens one and shows it at once.
+let rollups = [];
+let rollupSel = null;
+let chart = null;
+const UNIT_SECONDS = { minute: 60, hour: 3600, day: 86400, week: 604800, month: 2678400, year: 31622400 };
+
+async function pollRollups() {
+  let out;
+  try {
+    out = await api("/v1/rollups");
+  } catch (err) {
+    if (String(err.message).startsWith("404") || String(err.message).startsWith("not_found")) return; // no rollups on this server
+    throw err;
+  }
+  rollups = out.rollups || [];
+  const rows = $("rollup-rows");
+  rows.replaceChildren();
+  for (const d of rollups) {
+    const tr = el("tr", null, "queue");
+    if (rollupSel && d.name === rollupSel.name) tr.classList.add("selected");
+    tr.append(el("td", d.name), el("td", d.scopes.map((s) => s.join("+")).join(", ")), el("td", d.metrics.join(", ")),
+      el("td", (d.dimensions || []).join(", ")), el("td", d.periods.map((p) => p.unit).join(", ")), el("td", (d.triggers || []).length));
+    tr.addEventListener("click", () => openRollup(d, {}));
+    rows.append(tr);
+  }
+  if (!rollupSel && params.get("rollup")) {
+    const d = rollups.find((x) => x.name === params.get("rollup"));
+    if (d) {
+      const values = {};
+      for (const [k, v] of params) if (k.startsWith("scope.")) values[k.slice(6)] = v;
+      openRollup(d, values, params.get("unit"));
+      showRollup();
+    }
+  }
+}
+
+function openRollup(d, values, unit) {
+  rollupSel = d;
+  $("rollup-detail").hidden = false;
+  $("rollup-title").textContent = d.name;
+  const scope = $("rollup-scope");
+  scope.replaceChildren();
+  d.scopes.forEach((s, i) => { const o = el("option", s.join(" + ")); o.value = i; scope.append(o); });
+  const fill = () => {
+    const members = d.scopes[Number(scope.value)] || [];
+    const span = $("rollup-scope-values");
+    span.replaceChildren();
+    for (const m of members) {
+      const label = el("label", m);
+      const input = el("input");
+      input.dataset.member = m;
+      input.value = values[m] || "";
+      label.append(input);
+      span.append(label);
+    }
+  };
+  const want = Object.keys(values);
+  const match = d.scopes.findIndex((s) => s.length === want.length && s.every((m) => want.includes(m)));
+  scope.value = match >= 0 ? match : 0;
+  scope.onchange = fill;
+  fill();
+  const u = $("rollup-unit");
+  u.replaceChildren();
+  for (const p of d.periods) { const o = el("option", p.unit); o.value = p.unit; u.append(o); }
+  if (unit) u.value = unit;
+  const trig = $("rollup-triggers");
+  trig.replaceChildren();
+  for (const t of d.triggers || []) trig.append(el("li", "trigger " + t.id + ": " + JSON.stringify(t)));
+}
+
+function rollupQuery(extra) {
+  const q = new URLSearchParams();
+  for (const input of $("rollup-scope-values").querySelectorAll("input")) q.set("scope." + input.dataset.member, input.value);
+  const unit = $("rollup-unit").value;
+  q.set("unit", unit);
+  if (unit !== "all") {
+    const now = Date.now() / 1000;
+    const step = UNIT_SECONDS[unit] || 3600;
+    q.set("from", new Date((now - 24 * step) * 1000).toISOString().replace(/\.\d+Z$/, "Z"));
+    q.set("to", new Date((now + step) * 1000).toISOString().replace(/\.\d+Z$/, "Z"));
+  }
+  for (const [k, v] of Object.entries(extra || {})) q.set(k, v);
+  return q.toString();
+}
+
+async function showRollup(within) {
+  const d = rollupSel;
+  if (!d) return;
+  try {
+    const series = await api("/v1/rollups/" + encodeURIComponent(d.name) + "/series?" + rollupQuery());
+    const xs = series.points.map((p) => Date.parse(p.bucket) / 1000);
+    const data = [xs, ...series.metrics.map((_, i) => series.points.map((p) => p.values[i]))];
+    if (chart) chart.destroy();
+    const box = $("rollup-chart");
+    box.replaceChildren();
+    chart = new uPlot({ width: Math.min(900, box.clientWidth || 800), height: 260,
+      series: [{}, ...series.metrics.map((m, i) => ({ label: m, stroke: ["#2b6cb0", "#c05621", "#2f855a", "#6b46c1"][i % 4] }))] }, data, box);
+    const dims = d.dimensions || [];
+    if (dims.length === 0) { $("top-title").textContent = ""; return; }
+    const dim = within ? within.inner : dims[0];
+    const extra = { dimension: dim, n: "20" };
+    if (within) extra["within." + within.outer] = within.value;
+    const top = await api("/v1/rollups/" + encodeURIComponent(d.name) + "/top?" + rollupQuery(extra));
+    $("top-title").textContent = "Top " + dim + (within ? " within " + within.outer + " = " + within.value : "") + " by " + top.order_by;
+    const head = el("tr");
+    head.append(el("th", dim), ...top.metrics.map((m) => el("th", m, "n")));
+    $("top-head").replaceChildren(head);
+    const rows = $("top-rows");
+    rows.replaceChildren();
+    for (const v of top.values) {
+      const tr = el("tr");
+      tr.append(el("td", v.value), ...v.values.map((x) => el("td", x, "n")));
+      const pair = (d.drilldowns || []).find((p) => p[0] === dim);
+      if (pair && !within) {
+        tr.className = "queue";
+        tr.title = "drill down into " + pair[1];
+        tr.addEventListener("click", () => showRollup({ outer: dim, inner: pair[1], value: v.value }));
+      }
+      rows.append(tr);
+    }
+    $("rollup-note").textContent = top.distinct + " distinct value(s)";
+  } catch (err) {
+    $("rollup-note").textContent = String(err.message || err);
+  }
+}
+
+$("rollup-form").addEventListener("submit", (ev) => { ev.preventDefault(); showRollup(); });
