@@ -135,7 +135,8 @@ type QueueView struct {
 
 func (s *Server) adminNode(a *admin) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		out := map[string]any{"node": a.node, "uptime_seconds": int64(time.Since(a.node.Started).Seconds()), "components": s.components()}
+		out := map[string]any{"node": a.node, "uptime_seconds": int64(time.Since(a.node.Started).Seconds()),
+			"components": s.components(), "figures": s.metrics.Summary()}
 		writeJSON(w, http.StatusOK, out)
 	}
 }

@@ -181,7 +181,21 @@ function renderNode(data) {
   add("Started", n.started);
   add("Uptime", data.uptime_seconds + " s");
   for (const [k, v] of Object.entries(data.components || {})) add(k, v);
+  const f = data.figures || {};
+  const now = Date.now();
+  if (prevFigures && now > prevFigures.at) {
+    const dt = (now - prevFigures.at) / 1000;
+    add("Requests/s", ((f.requests - prevFigures.requests) / dt).toFixed(1));
+    add("5xx/s", ((f.server_errors - prevFigures.server_errors) / dt).toFixed(2));
+    add("CPU (cores)", ((f.cpu_seconds - prevFigures.cpu_seconds) / dt).toFixed(2));
+  }
+  prevFigures = Object.assign({ at: now }, f);
+  add("WebSocket connections", f.ws_connections);
+  add("Store size", f.store_bytes ? (f.store_bytes / 1048576).toFixed(1) + " MiB" : "n/a (Cassandra)");
+  add("Memory (RSS)", f.resident_bytes ? (f.resident_bytes / 1048576).toFixed(0) + " MiB" : "");
+  add("Goroutines", f.goroutines);
 }
+let prevFigures = null;
 
 // decodeBody turns a base64 body into text when it is UTF-8.
 function decodeBody(b64) {
