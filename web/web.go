@@ -10,6 +10,10 @@
 //     docs/websocket.md to subscribe, publish and work a queue. With
 //     ?selftest=<word> it runs a scripted publish-and-receive scenario by
 //     itself and reports "SELFTEST PASS <message_uuid>" in its title.
+//   - "/client/herald.js", the JavaScript client library of that protocol
+//     (an ES module the device console imports), and "/client/test.html",
+//     its test page: with ?scenario=... it runs a scripted scenario and
+//     reports in its title (the e2e browser tests drive it).
 package web
 
 import (
@@ -17,7 +21,7 @@ import (
 	"net/http"
 )
 
-//go:embed static/console.html static/console.js static/console.css static/devices.html static/app.js static/style.css
+//go:embed static/console.html static/console.js static/console.css static/devices.html static/app.js static/style.css client/herald.js client/test.html
 var static embed.FS
 
 // files maps each served URL path to its embedded file and content type.
@@ -28,13 +32,17 @@ var files = map[string]struct{ name, contentType string }{
 	"/devices":     {"static/devices.html", "text/html; charset=utf-8"},
 	"/app.js":      {"static/app.js", "text/javascript; charset=utf-8"},
 	"/style.css":   {"static/style.css", "text/css; charset=utf-8"},
+
+	"/client/herald.js": {"client/herald.js", "text/javascript; charset=utf-8"},
+	"/client/test.html": {"client/test.html", "text/html; charset=utf-8"},
 }
 
 // Assets lists the URL paths of the page's own files, which Handler serves
 // besides the page itself at "/"; every other path is a 404. Wire it as
 // httpapi's SetPage(web.Handler(), web.Assets()...).
 func Assets() []string {
-	return []string{"/console.js", "/console.css", "/devices", "/app.js", "/style.css"}
+	return []string{"/console.js", "/console.css", "/devices", "/app.js", "/style.css",
+		"/client/herald.js", "/client/test.html"}
 }
 
 // Handler serves the page at "/" and its files at Assets (GET and HEAD).
