@@ -301,7 +301,8 @@ export class Herald {
   }
 
   _url(token) {
-    const u = new URL(this.options.url || "/v1/ws", location.href);
+    // Relative to the page; outside a browser, options.url must be absolute.
+    const u = new URL(this.options.url || "/v1/ws", globalThis.location ? globalThis.location.href : undefined);
     if (u.protocol === "http:") u.protocol = "ws:";
     if (u.protocol === "https:") u.protocol = "wss:";
     if (token) u.searchParams.set("token", token);
