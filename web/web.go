@@ -1,15 +1,21 @@
 // Package web serves Herald's browser pages, embedded in the binary (no
 // build step, no external resources):
 //
-//   - "/", the operator console: queues with their live counts, topics
-//     with their subscriptions, the node; it reads the admin API
-//     (/v1/admin/...) and can send to and purge a queue. With
+//   - "/", the operator console: queues with their live counts and rates,
+//     topics with their subscriptions, paths, rollups (charts drawn with
+//     the vendored uPlot, static/vendor), the node; it reads the admin API
+//     (/v1/admin/...) and can peek at, send to, purge and redrive a queue
+//     and publish to a topic. With
 //     ?check=... it checks what it shows and reports in its title
 //     (console.js); the browser end-to-end test drives that.
 //   - "/devices", the device console: it speaks the WebSocket protocol of
 //     docs/websocket.md to subscribe, publish and work a queue. With
 //     ?selftest=<word> it runs a scripted publish-and-receive scenario by
 //     itself and reports "SELFTEST PASS <message_uuid>" in its title.
+//   - "/client/herald.js", the JavaScript client library of that protocol
+//     (an ES module the device console imports), and "/client/test.html",
+//     its test page: with ?scenario=... it runs a scripted scenario and
+//     reports in its title (the e2e browser tests drive it).
 package web
 
 import (
@@ -17,7 +23,7 @@ import (
 	"net/http"
 )
 
-//go:embed static/console.html static/console.js static/console.css static/devices.html static/app.js static/style.css
+//go:embed static/console.html static/console.js static/console.css static/devices.html static/app.js static/style.css client/herald.js client/test.html
 //go:embed static/vendor/uplot.iife.min.js static/vendor/uplot.min.css
 var static embed.FS
 
@@ -30,6 +36,9 @@ var files = map[string]struct{ name, contentType string }{
 	"/app.js":      {"static/app.js", "text/javascript; charset=utf-8"},
 	"/style.css":   {"static/style.css", "text/css; charset=utf-8"},
 
+	"/client/herald.js": {"client/herald.js", "text/javascript; charset=utf-8"},
+	"/client/test.html": {"client/test.html", "text/html; charset=utf-8"},
+
 	"/vendor/uplot.iife.min.js": {"static/vendor/uplot.iife.min.js", "text/javascript; charset=utf-8"},
 	"/vendor/uplot.min.css":     {"static/vendor/uplot.min.css", "text/css; charset=utf-8"},
 }
@@ -39,7 +48,7 @@ var files = map[string]struct{ name, contentType string }{
 // httpapi's SetPage(web.Handler(), web.Assets()...).
 func Assets() []string {
 	return []string{"/console.js", "/console.css", "/devices", "/app.js", "/style.css",
-		"/vendor/uplot.iife.min.js", "/vendor/uplot.min.css"}
+		"/client/herald.js", "/client/test.html", "/vendor/uplot.iife.min.js", "/vendor/uplot.min.css"}
 }
 
 // Handler serves the page at "/" and its files at Assets (GET and HEAD).

@@ -20,10 +20,15 @@ func TestHandler(t *testing.T) {
 		{"GET", "/", 200, "text/html; charset=utf-8", `<script src="/console.js">`},
 		{"GET", "/console.js", 200, "text/javascript; charset=utf-8", `"/v1/admin/queues"`},
 		{"GET", "/console.css", 200, "text/css; charset=utf-8", "table {"},
-		{"GET", "/devices", 200, "text/html; charset=utf-8", `<script src="/app.js">`},
-		{"GET", "/app.js", 200, "text/javascript; charset=utf-8", `"/v1/ws"`},
+		{"GET", "/devices", 200, "text/html; charset=utf-8", `<script type="module" src="/app.js">`},
+		{"GET", "/app.js", 200, "text/javascript; charset=utf-8", `import { Herald } from "/client/herald.js";`},
 		{"GET", "/app.js", 200, "text/javascript; charset=utf-8", "SELFTEST PASS "},
 		{"GET", "/style.css", 200, "text/css; charset=utf-8", "body {"},
+		{"GET", "/client/herald.js", 200, "text/javascript; charset=utf-8", "export class Herald"},
+		{"GET", "/client/herald.js", 200, "text/javascript; charset=utf-8", `"/v1/ws"`},
+		{"GET", "/client/test.html", 200, "text/html; charset=utf-8", `from "/client/herald.js"`},
+		{"GET", "/client/", 404, "", ""},
+		{"GET", "/client/herald", 404, "", ""},
 		{"HEAD", "/", 200, "text/html; charset=utf-8", ""},
 		{"GET", "/index.html", 404, "", ""},
 		{"GET", "/static/app.js", 404, "", ""},
@@ -75,5 +80,30 @@ func TestAssetsServed(t *testing.T) {
 	}
 	if len(Assets())+1 != len(files) {
 		t.Errorf("Assets has %d entries, files %d (with the page)", len(Assets()), len(files))
+	}
+}
+
+// TestClientLibrary checks that herald.js stays a dependency-free ES
+// module whose exports are documented (a JSDoc comment right above each).
+func TestClientLibrary(t *testing.T) {
+	src, err := static.ReadFile("client/herald.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(src), "\n")
+	exports := 0
+	for i, l := range lines {
+		if strings.HasPrefix(l, "import ") || strings.Contains(l, "require(") {
+			t.Errorf("line %d imports something: %q", i+1, l)
+		}
+		if strings.HasPrefix(l, "export ") {
+			exports++
+			if i == 0 || !strings.HasSuffix(strings.TrimSpace(lines[i-1]), "*/") {
+				t.Errorf("line %d: %q has no JSDoc comment above it", i+1, l)
+			}
+		}
+	}
+	if exports == 0 {
+		t.Error("herald.js exports nothing")
 	}
 }
