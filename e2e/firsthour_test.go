@@ -174,7 +174,7 @@ func TestREADMETourWorksAsWritten(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the tour failed: %v\n%s", err, out)
 	}
-	if n := strings.Count(string(out), `"path": "tour.hello"`) + strings.Count(string(out), `"path":"tour.hello"`); n != 2 {
-		t.Errorf("the tour showed tour.hello's latest %d times, want 2 (CLI and curl):\n%s", n, out)
+	if n := strings.Count(string(out), "path:         tour.hello") + strings.Count(string(out), `"path":"tour.hello"`); n != 2 {
+		t.Errorf("the tour showed tour.hello's latest %d times, want 2 (CLI as text and curl):\n%s", n, out)
 	}
 }

@@ -66,12 +66,15 @@ func TestCLIClientCommands(t *testing.T) {
 		}
 		return string(out)
 	}
-	put := herald("put", "--path", root+".cli.1", "--metadata", `{"k":"v"}`, "--body", "from the cli", "--ttl", "60")
+	put := herald("put", "--path", root+".cli.1", "--metadata", `{"k":"v"}`, "--body", "from the cli", "--ttl", "60", "--output", "json")
 	if !strings.Contains(put, `"created": true`) {
 		t.Fatalf("herald put printed %s", put)
 	}
 	id := between(put, `"message_uuid": "`, `"`)
-	if got := herald("get", id); !strings.Contains(got, `"k": "v"`) || !strings.Contains(got, b64("from the cli")) {
+	if got := herald("get", id, "--output", "json"); !strings.Contains(got, `"k": "v"`) || !strings.Contains(got, `"body": "from the cli"`) {
+		t.Fatalf("herald get printed %s", got)
+	}
+	if got := herald("get", id); !strings.Contains(got, `{"k":"v"`) || !strings.Contains(got, "body:         from the cli") {
 		t.Fatalf("herald get printed %s", got)
 	}
 	if got := herald("latest", root+".#"); !strings.Contains(got, root+".cli.1") {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -31,10 +33,26 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if len(args) > 0 && args[0] == "rollups" {
 		return runBenchRollups(ctx, args[1:], stdout, stderr)
 	}
-	if len(args) == 0 || args[0] != "cache" {
-		return fmt.Errorf("usage: herald bench cache|sqs|sns|ws|rollups [flags] (see 'herald bench cache --help', 'herald bench sqs --help', 'herald bench sns --help', 'herald bench ws --help', 'herald bench rollups --help')")
+	const usage = "usage: herald bench cache|sqs|sns|ws|rollups [flags]; 'herald bench KIND --help' lists a benchmark's flags"
+	switch {
+	case len(args) > 0 && isHelp(args[0]):
+		fmt.Fprintln(stdout, usage)
+		return flag.ErrHelp
+	case len(args) == 0:
+		return errors.New("bench needs a benchmark: cache, sqs, sns, ws or rollups (herald bench --help)")
+	case args[0] != "cache":
+		return fmt.Errorf("unknown benchmark %q: the benchmarks are cache, sqs, sns, ws and rollups (herald bench --help)", args[0])
 	}
 	return runBenchCache(ctx, args[1:], stdout, stderr)
+}
+
+// isHelp reports whether arg asks for help.
+func isHelp(arg string) bool {
+	switch arg {
+	case "-h", "-help", "--help", "help":
+		return true
+	}
+	return false
 }
 
 // benchCacheConfig is what 'herald bench cache' is told.
@@ -46,6 +64,7 @@ type benchCacheConfig struct {
 	ops         string
 	subtree     int
 	pageLimit   int
+	ttl         int64 // seconds: what the benchmark writes expires by itself
 	jsonOut     bool
 }
 
@@ -53,19 +72,34 @@ func runBenchCache(ctx context.Context, args []string, stdout, stderr io.Writer)
 	var cfg benchCacheConfig
 	fs := newFlagSet("bench cache", "bench cache [flags]   load a running server's cache API", stderr)
 	fs.StringVar(&cfg.server, "server", "http://127.0.0.1:4566", "Herald server to load (only ever this address)")
-	fs.IntVar(&cfg.concurrency, "concurrency", 64, "concurrent clients, each with its own connection")
-	fs.DurationVar(&cfg.duration, "duration", 10*time.Second, "how long each operation is run")
+	fs.IntVar(&cfg.concurrency, "concurrency", 8, "concurrent clients, each with its own connection (64 for the figures of BENCHMARKS.md)")
+	fs.DurationVar(&cfg.duration, "duration", 5*time.Second, "how long each operation is run")
 	fs.IntVar(&cfg.bodyBytes, "body-bytes", 1024, "body size of put messages")
 	fs.StringVar(&cfg.ops, "ops", "put,latest,all", "operations to run, in order: put, latest, all")
-	fs.IntVar(&cfg.subtree, "subtree-paths", 10000, "paths in the subtree the latest operation queries")
+	fs.IntVar(&cfg.subtree, "subtree-paths", 1000, "paths in the subtree the latest operation queries")
 	fs.IntVar(&cfg.pageLimit, "page-limit", 1000, "page size of the latest and all operations")
+	cfg.ttl = 600
+	fs.Var(ttlValue{&cfg.ttl}, "ttl", "TTL of every message the benchmark writes (seconds or a duration): they are left to expire, under the prefix bench-<random word>")
 	fs.BoolVar(&cfg.jsonOut, "json", false, "print results as JSON instead of text")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	switch {
+	case fs.NArg() > 0:
+		return usageErrorf(fs, "unexpected argument %q", fs.Arg(0))
+	case cfg.concurrency < 1, cfg.subtree < 1, cfg.pageLimit < 1, cfg.bodyBytes < 0:
+		return usageErrorf(fs, "--concurrency, --subtree-paths and --page-limit must be at least 1")
+	case cfg.duration <= 0:
+		return usageErrorf(fs, "--duration must be positive")
+	case cfg.ttl < 1:
+		return usageErrorf(fs, "--ttl must be at least 1s: the benchmark's messages are left to expire")
+	}
 	transport := &http.Transport{MaxIdleConns: cfg.concurrency * 2, MaxIdleConnsPerHost: cfg.concurrency * 2, IdleConnTimeout: time.Minute}
 	b := &cacheBench{cfg: cfg, c: client.New(cfg.server, &http.Client{Transport: transport, Timeout: time.Minute}),
 		run: "bench-" + uuid.NewString()[:8], body: make([]byte, cfg.bodyBytes)}
+	// The cache has no delete: what the run writes stays readable under its
+	// own prefix until its TTL ends. Say so, on stderr (stdout is the report).
+	fmt.Fprintf(stderr, "bench cache: writing under %s.* with a TTL of %s; the messages expire by themselves\n", b.run, time.Duration(cfg.ttl)*time.Second)
 	var results []loadgen.Result
 	for _, op := range strings.Split(cfg.ops, ",") {
 		r, err := b.runOp(ctx, strings.TrimSpace(op), stderr)
@@ -105,8 +139,9 @@ func (b *cacheBench) runOp(ctx context.Context, op string, progress io.Writer) (
 		// The body is encoded once: the load generator should spend its CPU
 		// on requests, not on base64.
 		body64 := base64.StdEncoding.EncodeToString(b.body)
+		ttl := strconv.FormatInt(b.cfg.ttl, 10)
 		return b.load(ctx, "put", progress, func(ctx context.Context, w, seq int) (int, error) {
-			doc := `{"metadata":{"paths":["` + b.run + ".put.w" + strconv.Itoa(w) + ".m" + strconv.Itoa(seq%1000) + `"]},"body":"` + body64 + `"}`
+			doc := `{"metadata":{"paths":["` + b.run + ".put.w" + strconv.Itoa(w) + ".m" + strconv.Itoa(seq%1000) + `"]},"body":"` + body64 + `","ttl":` + ttl + `}`
 			_, _, err := b.c.PutJSON(ctx, []byte(doc))
 			return 1, err
 		}), nil
@@ -161,7 +196,7 @@ func (b *cacheBench) putMany(ctx context.Context, n int, path func(int) string) 
 	for start := 0; start < n; start += 100 {
 		var batch []api.PutRequest
 		for i := start; i < min(n, start+100); i++ {
-			batch = append(batch, api.PutRequest{Metadata: pathsMetadata(path(i)), Body: b.body})
+			batch = append(batch, api.PutRequest{Metadata: pathsMetadata(path(i)), Body: b.body, TTL: &b.cfg.ttl})
 		}
 		resp, err := b.c.PutBatch(ctx, batch)
 		if err != nil {

@@ -17,7 +17,8 @@ func runBenchRollups(ctx context.Context, args []string, stdout, stderr io.Write
 	var jsonOut bool
 	fs := newFlagSet("bench rollups", "bench rollups [flags]   feed a rollup through an SQS queue of a running server and check its totals", stderr)
 	fs.StringVar(&cfg.Server, "server", "http://127.0.0.1:4566", "Herald server to load (only ever this address)")
-	fs.DurationVar(&cfg.Duration, "duration", 60*time.Second, "how long events are sent")
+	limitEnv(fs, "server")
+	fs.DurationVar(&cfg.Duration, "duration", 10*time.Second, "how long events are sent (60s for the figures of BENCHMARKS.md)")
 	fs.Float64Var(&cfg.Rate, "rate", 0, "events per second in all (0: as fast as the senders go)")
 	fs.IntVar(&cfg.Senders, "senders", 4, "concurrent SendMessageBatch callers")
 	fs.IntVar(&cfg.EventsPerMessage, "events-per-message", 10, "events packed in one message")
@@ -25,8 +26,11 @@ func runBenchRollups(ctx context.Context, args []string, stdout, stderr io.Write
 	fs.StringVar(&cfg.Name, "name", "", "rollup and queue name (default bench-<unix time>)")
 	fs.BoolVar(&cfg.Keep, "keep", false, "keep the rollup and its queue afterwards")
 	fs.BoolVar(&jsonOut, "json", false, "print the report as JSON")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if fs.NArg() > 0 {
+		return usageErrorf(fs, "unexpected argument %q", fs.Arg(0))
 	}
 	cfg.Progress = stderr
 	rep, err := rollups.Run(ctx, cfg)

@@ -21,7 +21,7 @@ func TestBenchSNSFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	l := cfg.load
-	if cfg.scenario != "http" || cfg.jsonOut || l.Server != "http://127.0.0.1:4566" || l.Subscribers != 1000 || l.Listeners != 10 ||
+	if cfg.scenario != "http" || cfg.jsonOut || l.Server != "http://127.0.0.1:4566" || l.Subscribers != 100 || l.Listeners != 10 ||
 		l.Concurrency != 64 || l.Rate != 0 || l.Duration != 10*time.Second || l.Drain != 5*time.Second || l.Timeout != time.Minute ||
 		l.Wait != 1 || l.Keep || l.AccessKey != "" || l.Region != "us-east-1" {
 		t.Fatalf("defaults %+v", cfg)

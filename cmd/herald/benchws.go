@@ -23,7 +23,7 @@ func parseBenchWSFlags(args []string, stderr io.Writer) (benchWSConfig, error) {
 	)
 	fs := newFlagSet("bench ws", "bench ws [flags]   measure a running server's WebSocket fan-out and memory per connection", stderr)
 	fs.StringVar(&lc.Server, "server", "http://127.0.0.1:4566", "Herald server to load (only ever this address); /v1/ws is reached as ws:// or wss://")
-	fs.IntVar(&lc.Connections, "connections", 10000, "WebSocket connections to open, each with one live subscription")
+	fs.IntVar(&lc.Connections, "connections", 1000, "WebSocket connections to open, each with one live subscription (BENCHMARKS.md uses 10000)")
 	fs.IntVar(&lc.Patterns, "patterns", 1, "distinct patterns the connections subscribe to (connection i takes pattern i mod patterns); 1: every connection on one pattern, a fan-out to all")
 	fs.IntVar(&lc.Messages, "messages", 20, "messages to publish through POST /v1/messages, spread over the patterns")
 	fs.Float64Var(&lc.Rate, "rate", 2, "messages published per second")

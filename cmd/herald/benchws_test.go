@@ -12,7 +12,7 @@ func TestBenchWSFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	l := cfg.load
-	if cfg.jsonOut || l.Server != "http://127.0.0.1:4566" || l.Connections != 10000 || l.Patterns != 1 || l.Messages != 20 ||
+	if cfg.jsonOut || l.Server != "http://127.0.0.1:4566" || l.Connections != 1000 || l.Patterns != 1 || l.Messages != 20 ||
 		l.Rate != 2 || l.Timeout != 30*time.Second || l.DialConcurrency != 64 {
 		t.Fatalf("defaults %+v", cfg)
 	}

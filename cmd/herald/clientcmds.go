@@ -27,6 +27,7 @@ type clientFlags struct {
 	token  string
 	limit  int
 	cursor string
+	output string // text or json (registerOutput)
 }
 
 func newClientFlagSet(name, synopsis string, stderr io.Writer, paged bool) (*flag.FlagSet, *clientFlags) {
@@ -65,14 +66,14 @@ func oneArg(fs *flag.FlagSet, args []string, what string) (string, error) {
 		return "", err
 	}
 	if fs.NArg() != 1 {
-		fs.Usage()
-		return "", fmt.Errorf("%s needs exactly one %s", fs.Name(), what)
+		return "", usageErrorf(fs, "needs exactly one %s, got %d arguments", what, fs.NArg())
 	}
 	return fs.Arg(0), nil
 }
 
 func runPut(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs, cf := newClientFlagSet("put", "put --path PATH [--path PATH...] [--metadata JSON] [--body TEXT | --body-file FILE] [--ttl SECONDS] [flags]", stderr, false)
+	fs, cf := newClientFlagSet("put", "put --path PATH [--path PATH...] [--metadata JSON] [--body TEXT | --body-file FILE] [--ttl 1h] [flags]", stderr, false)
+	cf.registerOutput(fs)
 	var pathList stringList
 	var metadata, body, bodyFile, messageUUID, replicaUUID string
 	var ttl int64
@@ -80,18 +81,27 @@ func runPut(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.StringVar(&metadata, "metadata", "{}", "metadata as a JSON object")
 	fs.StringVar(&body, "body", "", "body text")
 	fs.StringVar(&bodyFile, "body-file", "", "read the body from this file ('-' for standard input)")
-	fs.Int64Var(&ttl, "ttl", 0, "time to live in seconds (0 for the server's default)")
+	fs.Var(ttlValue{&ttl}, "ttl", "time to live: seconds (3600) or a duration (1h, 30m); 0 for the server's default")
 	fs.StringVar(&messageUUID, "message-uuid", "", "message_uuid to use (a version 1 UUID; assigned when empty)")
 	fs.StringVar(&replicaUUID, "replica-uuid", "", "replica_uuid to use (a version 1 UUID; assigned when empty)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if fs.NArg() > 0 {
+		return usageErrorf(fs, "unexpected argument %q (the body is --body TEXT or --body-file FILE)", fs.Arg(0))
+	}
+	if body != "" && bodyFile != "" {
+		return usageErrorf(fs, "--body and --body-file: give one")
+	}
 	meta := map[string]any{}
 	if err := json.Unmarshal([]byte(metadata), &meta); err != nil {
-		return fmt.Errorf("--metadata must be a JSON object: %v", err)
+		return usageErrorf(fs, "--metadata must be a JSON object: %v", err)
 	}
 	if len(pathList) > 0 {
 		meta["paths"] = []string(pathList)
+	}
+	if _, ok := meta["paths"]; !ok {
+		return usageErrorf(fs, "a message needs a path: --path PATH (or \"paths\" in --metadata)")
 	}
 	rawMeta, err := json.Marshal(meta)
 	if err != nil {
@@ -110,10 +120,17 @@ func runPut(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	return printJSON(stdout, struct {
+	return cf.show(stdout, struct {
 		api.PutResponse
 		Created bool `json:"created"`
-	}{resp, created})
+	}{resp, created}, func(w io.Writer) error {
+		verb := "stored"
+		if !created {
+			verb = "already stored"
+		}
+		_, err := fmt.Fprintf(w, "%s %s (replica %s)\n", verb, resp.MessageUUID, resp.ReplicaUUID)
+		return err
+	})
 }
 
 func readFileOrStdin(name string) ([]byte, error) {
@@ -125,6 +142,7 @@ func readFileOrStdin(name string) ([]byte, error) {
 
 func runGet(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, cf := newClientFlagSet("get", "get MESSAGE_UUID [flags]", stderr, false)
+	cf.registerOutput(fs)
 	id, err := oneArg(fs, args, "message_uuid")
 	if err != nil {
 		return err
@@ -133,11 +151,13 @@ func runGet(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	return printJSON(stdout, m)
+	shown := showMessage(m)
+	return cf.show(stdout, shown, func(w io.Writer) error { writeMessage(w, shown); return nil })
 }
 
 func runLatest(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, cf := newClientFlagSet("latest", "latest PATTERN [flags]   (PATTERN may use the AMQP wildcards * and #)", stderr, true)
+	cf.registerOutput(fs)
 	pattern, err := oneArg(fs, args, "pattern")
 	if err != nil {
 		return err
@@ -146,11 +166,13 @@ func runLatest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	return printJSON(stdout, resp)
+	shown := showLatest(resp)
+	return cf.show(stdout, shown, shown.text)
 }
 
 func runAll(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, cf := newClientFlagSet("all", "all PATH [flags]", stderr, true)
+	cf.registerOutput(fs)
 	path, err := oneArg(fs, args, "path")
 	if err != nil {
 		return err
@@ -159,47 +181,70 @@ func runAll(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	return printJSON(stdout, resp)
+	return showMessagesResponse(stdout, cf, resp)
 }
 
 func runJournal(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs, cf := newClientFlagSet("journal", "journal [--from TIME] [--to TIME] [flags]   (RFC 3339 times)", stderr, true)
+	fs, cf := newClientFlagSet("journal", "journal [--from TIME] [--to TIME] [flags]   (TIME: RFC 3339, now, or relative to now such as -1h, -30m)", stderr, true)
+	cf.registerOutput(fs)
 	var fromText, toText string
-	fs.StringVar(&fromText, "from", "", "start of the range, inclusive (default: an hour ago)")
-	fs.StringVar(&toText, "to", "", "end of the range, exclusive (default: now)")
+	fs.StringVar(&fromText, "from", "-1h", "start of the range, inclusive: RFC 3339 (2026-01-02T15:04:05Z), now, or relative to now (-1h, -30m)")
+	fs.StringVar(&toText, "to", "now", "end of the range, exclusive: RFC 3339, now, or relative to now (-5m)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	to, from := time.Now(), time.Now().Add(-time.Hour)
-	var err error
-	if toText != "" {
-		if to, err = time.Parse(time.RFC3339Nano, toText); err != nil {
-			return fmt.Errorf("--to: %v", err)
-		}
+	if fs.NArg() > 0 {
+		return usageErrorf(fs, "unexpected argument %q", fs.Arg(0))
 	}
-	if fromText != "" {
-		if from, err = time.Parse(time.RFC3339Nano, fromText); err != nil {
-			return fmt.Errorf("--from: %v", err)
-		}
+	now := time.Now()
+	from, err := parseTime(fromText, now)
+	if err != nil {
+		return usageErrorf(fs, "--from %v", err)
+	}
+	to, err := parseTime(toText, now)
+	if err != nil {
+		return usageErrorf(fs, "--to %v", err)
+	}
+	if !from.Before(to) {
+		return usageErrorf(fs, "--from (%s) must come before --to (%s)", from.Format(time.RFC3339), to.Format(time.RFC3339))
 	}
 	resp, err := cf.client().Journal(ctx, from, to, cf.page())
 	if err != nil {
 		return err
 	}
-	return printJSON(stdout, resp)
+	return showMessagesResponse(stdout, cf, resp)
 }
 
 func runPaths(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, cf := newClientFlagSet("paths", "paths [PREFIX] [flags]", stderr, true)
+	cf.registerOutput(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 1 {
-		return fmt.Errorf("paths takes at most one prefix")
+		return usageErrorf(fs, "takes at most one prefix, got %d", fs.NArg())
 	}
 	resp, err := cf.client().Paths(ctx, fs.Arg(0), cf.page())
 	if err != nil {
 		return err
 	}
-	return printJSON(stdout, resp)
+	return cf.show(stdout, resp, func(w io.Writer) error {
+		for _, p := range resp.Paths {
+			fmt.Fprintln(w, p)
+		}
+		if len(resp.Paths) == 0 {
+			fmt.Fprintln(w, "(no paths)")
+		}
+		writeNext(w, resp.NextCursor)
+		return nil
+	})
+}
+
+// showMessagesResponse prints a page of messages (all, journal).
+func showMessagesResponse(stdout io.Writer, cf *clientFlags, resp api.MessagesResponse) error {
+	shown := struct {
+		Messages   []shownMessage `json:"messages"`
+		NextCursor string         `json:"next_cursor"`
+	}{showMessages(resp.Messages), resp.NextCursor}
+	return cf.show(stdout, shown, textMessages(shown.Messages, shown.NextCursor))
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -79,7 +80,23 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 	if err != nil {
 		return err
 	}
-	return parseInterspersed(fs, args)
+	// The flag package prints the whole usage on any mistake; here a
+	// mistake gets one line with a hint (see usageError), and only --help
+	// prints the usage.
+	usage, out := fs.Usage, fs.Output()
+	fs.Usage = func() {}
+	fs.SetOutput(io.Discard)
+	err = parseInterspersed(fs, args)
+	fs.Usage = usage
+	fs.SetOutput(out)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, flag.ErrHelp):
+		usage()
+		return err
+	}
+	return flagError(fs, err)
 }
 
 // parseInterspersed parses flags wherever they stand among the positional

@@ -14,6 +14,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 )
 
@@ -33,6 +34,9 @@ func commands() []command {
 		{"all", "show every unexpired message of one path, newest first", runAll},
 		{"journal", "show the messages received in a time range, oldest first", runJournal},
 		{"paths", "list the paths at or below a prefix", runPaths},
+		{"queues", "list the account's SQS queues with their visible, in-flight and delayed counts", runQueues},
+		{"topics", "list the account's SNS topics with their subscriptions", runTopics},
+		{"peek", "show a queue's oldest messages without receiving them", runPeek},
 		{"rollup", "define rollups, send them events and query their counters (rollup put|get|list|delete|send|series|totals|top)", runRollup},
 		{"bench", "load a running server and report throughput and latency (bench cache)", runBench},
 		{"chaos", "run a fault drill: load herald processes of its own while injecting faults (RELIABILITY.md)", runChaos},
@@ -48,9 +52,29 @@ func main() {
 		os.Exit(0)
 	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "herald:", err)
+		fmt.Fprintln(os.Stderr, errorLine(err))
 		os.Exit(1)
 	}
+}
+
+// errorLine is how a command's error is printed: one line, with one
+// "herald" prefix however many layers added theirs ("herald get: ..." for a
+// mistake on the command line, else "herald: ...").
+func errorLine(err error) string {
+	var ue *usageError
+	if errors.As(err, &ue) {
+		return "herald " + ue.Error()
+	}
+	msg := err.Error()
+	for {
+		trimmed := strings.TrimPrefix(msg, "herald: ")
+		if trimmed == msg {
+			break
+		}
+		msg = trimmed
+	}
+	msg = strings.ReplaceAll(msg, ": herald: ", ": ")
+	return "herald: " + strings.ReplaceAll(msg, "\n", "\n  ")
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -68,8 +92,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			}
 		}
 		if args[0] != "" && args[0][0] != '-' {
-			usage(stderr)
-			return fmt.Errorf("unknown command %q", args[0])
+			return unknownCommand(args[0])
 		}
 	}
 	return runServe(ctx, args, stdout, stderr)
@@ -97,4 +120,20 @@ http://127.0.0.1:4566.
 
 Run 'herald COMMAND --help' for the flags of a command.
 `)
+}
+
+// unknownCommand is the one-line error for a command herald does not have,
+// with the nearest one.
+func unknownCommand(name string) error {
+	best, bestDist := "", 3
+	for _, c := range commands() {
+		if d := editDistance(name, c.name); d < bestDist {
+			best, bestDist = c.name, d
+		}
+	}
+	msg := fmt.Sprintf("unknown command %q", name)
+	if best != "" {
+		msg += "; did you mean " + best + "?"
+	}
+	return errors.New(msg + " (herald --help lists the commands)")
 }

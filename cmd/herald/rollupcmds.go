@@ -3,21 +3,33 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // runRollup is 'herald rollup VERB ...': the rollup API from the command
 // line (docs/rollups.md).
 func runRollup(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	const usage = "usage: herald rollup put NAME [FILE] | get NAME | list | delete NAME | send NAME [FILE] | series|totals|top NAME [flags]"
-	if len(args) == 0 {
-		return fmt.Errorf("%s", usage)
+	switch {
+	case len(args) == 0:
+		return errors.New("rollup needs a verb: put, get, list, delete, send, series, totals or top (herald rollup --help)")
+	case isHelp(args[0]):
+		fmt.Fprintln(stdout, usage)
+		return flag.ErrHelp
 	}
 	verb, rest := args[0], args[1:]
+	switch verb {
+	case "put", "get", "list", "delete", "send", "series", "totals", "top":
+	default:
+		return fmt.Errorf("unknown rollup verb %q: the verbs are put, get, list, delete, send, series, totals and top (herald rollup --help)", verb)
+	}
 	fs, cf := newClientFlagSet("rollup "+verb, "rollup "+verb+" [flags]", stderr, false)
 	var (
 		scope, within                                stringList
@@ -30,8 +42,8 @@ func runRollup(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	case "series", "totals", "top":
 		fs.Var(&scope, "scope", "MEMBER=VALUE of the scope (repeat for each member), e.g. channel=c1")
 		fs.StringVar(&unit, "unit", "all", "a period of the rollup: minute, hour, day, week, month, year or all")
-		fs.StringVar(&from, "from", "", "RFC 3339 start of the range (not for unit all)")
-		fs.StringVar(&to, "to", "", "RFC 3339 end of the range, excluded (not for unit all)")
+		fs.StringVar(&from, "from", "", "start of the range: RFC 3339, or relative to now such as -24h (not for unit all)")
+		fs.StringVar(&to, "to", "", "end of the range, excluded: RFC 3339, now, or relative such as -1h (not for unit all)")
 		fs.StringVar(&dim, "dimension", "", "a dimension (top: the one ranked)")
 		fs.StringVar(&value, "value", "", "the dimension's value (series, totals)")
 		fs.Var(&within, "within", "OUTER=VALUE: the outer value of a drill-down")
@@ -101,6 +113,17 @@ func runRollup(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return err
 		}
 		q := url.Values{"unit": {unit}}
+		now := time.Now()
+		for name, t := range map[string]*string{"from": &from, "to": &to} {
+			if *t == "" {
+				continue
+			}
+			at, err := parseTime(*t, now)
+			if err != nil {
+				return usageErrorf(fs, "--%s %v", name, err)
+			}
+			*t = at.UTC().Format(time.RFC3339Nano)
+		}
 		for k, v := range map[string]string{"from": from, "to": to, "dimension": dim, "value": value, "metrics": metrics, "order_by": orderBy} {
 			if v != "" {
 				q.Set(k, v)

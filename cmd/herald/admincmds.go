@@ -1,0 +1,60 @@
+package main
+
+import (
+	"context"
+	"io"
+)
+
+// 'herald queues', 'herald topics' and 'herald peek' read the admin API
+// (docs/http-api.md, "Admin API and the console") with the credentials of
+// every client command: what the console shows, in a terminal.
+
+func runQueues(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, cf := newClientFlagSet("queues", "queues [flags]   the account's SQS queues: visible, in-flight and delayed messages, dead-letter queue", stderr, false)
+	cf.registerOutput(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageErrorf(fs, "takes no arguments, got %q", fs.Arg(0))
+	}
+	resp, err := cf.client().Queues(ctx)
+	if err != nil {
+		return err
+	}
+	return cf.show(stdout, resp, queuesText(resp))
+}
+
+func runTopics(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, cf := newClientFlagSet("topics", "topics [flags]   the account's SNS topics with their subscriptions", stderr, false)
+	cf.registerOutput(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageErrorf(fs, "takes no arguments, got %q", fs.Arg(0))
+	}
+	resp, err := cf.client().Topics(ctx)
+	if err != nil {
+		return err
+	}
+	return cf.show(stdout, resp, topicsText(resp))
+}
+
+func runPeek(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, cf := newClientFlagSet("peek", "peek QUEUE [--limit N] [flags]   a queue's oldest messages, WITHOUT receiving them (receive counts and visibility unchanged)", stderr, false)
+	cf.registerOutput(fs)
+	fs.IntVar(&cf.limit, "limit", 10, "messages to show, 1 to 100")
+	queue, err := oneArg(fs, args, "queue name")
+	if err != nil {
+		return err
+	}
+	if cf.limit < 1 || cf.limit > 100 {
+		return usageErrorf(fs, "--limit %d: want 1 to 100", cf.limit)
+	}
+	resp, err := cf.client().Peek(ctx, queue, cf.limit)
+	if err != nil {
+		return err
+	}
+	return cf.show(stdout, resp, peekText(queue, resp))
+}
