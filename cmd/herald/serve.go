@@ -19,6 +19,7 @@ import (
 	"github.com/heraldmq/herald/cache"
 	"github.com/heraldmq/herald/httpapi"
 	"github.com/heraldmq/herald/metrics"
+	"github.com/heraldmq/herald/pebblestore"
 	"github.com/heraldmq/herald/sns/snshttp"
 	"github.com/heraldmq/herald/web"
 )
@@ -191,6 +192,9 @@ func serve(ctx context.Context, cfg serveConfig, stderr io.Writer) error {
 	handler.SetWebSocket(withRequestOrigin(wsHandler))
 	registerWSMetrics(m.Registry, wsHandler.Stats())
 	handler.SetAdmin(queues.svc, topics.svc, nodeInfo(cfg.store.engine, cfg.aws.region))
+	if pdb, ok := db.(*pebblestore.DB); ok {
+		handler.SetBackup(func(ctx context.Context, dir string) error { return backupStore(ctx, pdb, cfg.store.dataDir, dir) }, cfg.store.dataDir)
+	}
 	handler.SetPage(web.Handler(), web.Assets()...)
 	bgCtx, stopBackground := context.WithCancel(context.Background())
 	defer stopBackground()
