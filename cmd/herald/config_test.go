@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"flag"
 	"io"
 	"os"
 	"path/filepath"
@@ -200,5 +202,50 @@ topics:
 	if len(tp) != 1 || tp[0].Region != "eu-west-1" || len(tp[0].Subscriptions) != 1 || tp[0].Subscriptions[0].Queue != "orders" ||
 		tp[0].Subscriptions[0].Attributes["RawMessageDelivery"] != "true" {
 		t.Fatalf("topics %+v", tp)
+	}
+}
+
+// docs/configuration.md mentions every flag of 'herald serve', so that a new
+// flag cannot go undocumented.
+func TestEveryServeFlagIsDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/configuration.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := newServeFlags(&serveConfig{cache: cache.DefaultConfig()}, io.Discard)
+	n := 0
+	fs.VisitAll(func(f *flag.Flag) {
+		n++
+		if !strings.Contains(string(doc), "`--"+f.Name+"`") {
+			t.Errorf("docs/configuration.md does not mention `--%s`", f.Name)
+		}
+	})
+	if n < 60 {
+		t.Fatalf("only %d flags: is this the flag set of herald serve?", n)
+	}
+}
+
+// The full example of docs/configuration.md is a valid configuration file.
+func TestConfigurationDocExampleParses(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/configuration.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, example, ok := strings.Cut(string(doc), "```yaml\n")
+	if !ok {
+		t.Fatal("no yaml example in docs/configuration.md")
+	}
+	example, _, _ = strings.Cut(example, "```")
+	c, err := loadServe(t, example)
+	if err != nil {
+		t.Fatalf("the example: %v", err)
+	}
+	if len(c.declared.Queues) != 4 || len(c.declared.Topics) != 1 || c.aws.limits.MaxMaximumMessageSize != 2097152 {
+		t.Errorf("the example declares %d queues, %d topics; sqs limit %d", len(c.declared.Queues), len(c.declared.Topics), c.aws.limits.MaxMaximumMessageSize)
+	}
+	e := newDeclareEnv(t)
+	e.aws = c.aws
+	if err := declareResources(context.Background(), c.declared, e.queues, e.topics, c.aws, []string{"us-east-1", "eu-west-1"}, "http", "127.0.0.1:4566"); err != nil {
+		t.Errorf("declaring the example: %v", err)
 	}
 }

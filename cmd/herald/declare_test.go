@@ -23,13 +23,19 @@ type declareEnv struct {
 func newDeclareEnv(t *testing.T) *declareEnv {
 	t.Helper()
 	q := sqs.NewService(sqsmem.NewStore(), sqsmem.NewIndex(sqsmem.IndexOptions{}), sqsmem.NewNotifier(), sqs.Config{Region: "us-east-1"})
-	tp := sns.NewService(snsmem.NewStore(), sns.Config{Region: "us-east-1", Queues: q})
+	tp := sns.NewService(snsmem.NewStore(), sns.Config{Region: "us-east-1", Queues: q, HTTP: noHTTP{}})
 	t.Cleanup(func() {
 		tp.Close()
 		q.Close()
 	})
 	return &declareEnv{queues: q, topics: tp, aws: awsConfig{account: testAccount, region: "us-east-1"}}
 }
+
+// noHTTP accepts http and https subscriptions and delivers nothing.
+type noHTTP struct{}
+
+func (noHTTP) Deliver(context.Context, sns.Target, sns.Notification) error          { return nil }
+func (noHTTP) SendConfirmation(context.Context, sns.Target, sns.Confirmation) error { return nil }
 
 // declare parses text as a configuration file and creates what it declares.
 func (e *declareEnv) declare(t *testing.T, text string) error {
