@@ -39,6 +39,7 @@ func commands() []command {
 		{"peek", "show a queue's oldest messages without receiving them", runPeek},
 		{"rollup", "define rollups, send them events and query their counters (rollup put|get|list|delete|send|series|totals|top)", runRollup},
 		{"bench", "load a running server and report throughput and latency (bench cache)", runBench},
+		{"backup", "copy the embedded store into a new directory, also while Herald runs (docs/operations.md)", runBackup},
 		{"chaos", "run a fault drill: load herald processes of its own while injecting faults (RELIABILITY.md)", runChaos},
 		{"version", "print the version, commit and Go version of this binary (also: herald --version)", runVersion},
 	}

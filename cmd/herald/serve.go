@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -11,12 +12,14 @@ import (
 	"os"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/heraldmq/herald/cache"
 	"github.com/heraldmq/herald/httpapi"
 	"github.com/heraldmq/herald/metrics"
+	"github.com/heraldmq/herald/pebblestore"
 	"github.com/heraldmq/herald/sns/snshttp"
 	"github.com/heraldmq/herald/web"
 )
@@ -34,11 +37,38 @@ type serveConfig struct {
 	pprofListen string
 	cache       cache.Config
 	ops         opsConfig
+	// configPath is --config; declared is what that file declares.
+	configPath string
+	declared   fileConfig
 }
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg := serveConfig{cache: cache.DefaultConfig()}
+	fs := newServeFlags(&cfg, stderr)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("serve takes no arguments, got %q", fs.Args())
+	}
+	if cfg.configPath != "" {
+		fc, err := loadConfigFile(fs, cfg.configPath)
+		if err != nil {
+			return err
+		}
+		cfg.declared = fc
+	}
+	if err := cfg.validate(); err != nil {
+		return err
+	}
+	return serve(ctx, cfg, stderr)
+}
+
+// newServeFlags is the flag set of 'herald serve' over cfg: the flags, the
+// configuration file's keys (config.go) and docs/configuration.md's list.
+func newServeFlags(cfg *serveConfig, stderr io.Writer) *flag.FlagSet {
 	fs := newFlagSet("serve", "serve [flags]", stderr)
+	fs.StringVar(&cfg.configPath, "config", "", "YAML file of flag values and of queues and topics to create at start-up (docs/configuration.md); flags and HERALD_* variables override it")
 	fs.StringVar(&cfg.listen, "listen", "127.0.0.1:4566", "address to serve HTTP on (host:port; port 0 picks a free one)")
 	cfg.store.register(fs)
 	cfg.aws.register(fs)
@@ -57,16 +87,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.IntVar(&cfg.cache.MaxLimit, "max-page-limit", cfg.cache.MaxLimit, "largest page a query may ask for")
 	fs.IntVar(&cfg.cache.DefaultLimit, "default-page-limit", cfg.cache.DefaultLimit, "page size of a query that names none")
 	fs.IntVar(&cfg.cache.MaxBatch, "max-batch", cfg.cache.MaxBatch, "most messages in one batch put")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("serve takes no arguments, got %q", fs.Args())
-	}
-	if err := cfg.validate(); err != nil {
-		return err
-	}
-	return serve(ctx, cfg, stderr)
+	return fs
 }
 
 func (c serveConfig) validate() error {
@@ -160,6 +181,9 @@ func serve(ctx context.Context, cfg serveConfig, stderr io.Writer) error {
 		return err
 	}
 	handler.SetAWSHandler(aws)
+	if err := declare(ctx, cfg, queues, topics, ln.Addr()); err != nil {
+		return err
+	}
 	handler.HandleGET(snshttp.DefaultCertPath, topics.signer.CertHandler())
 	wsHandler, err := websocketHandler(cfg.ws, cfg.store.engine, creds, cfg.auth.grants, svc, events.events, queues, rollups, cfg.aws, log)
 	if err != nil {
@@ -168,6 +192,9 @@ func serve(ctx context.Context, cfg serveConfig, stderr io.Writer) error {
 	handler.SetWebSocket(withRequestOrigin(wsHandler))
 	registerWSMetrics(m.Registry, wsHandler.Stats())
 	handler.SetAdmin(queues.svc, topics.svc, nodeInfo(cfg.store.engine, cfg.aws.region))
+	if pdb, ok := db.(*pebblestore.DB); ok {
+		handler.SetBackup(func(ctx context.Context, dir string) error { return backupStore(ctx, pdb, cfg.store.dataDir, dir) }, cfg.store.dataDir)
+	}
 	handler.SetPage(web.Handler(), web.Assets()...)
 	bgCtx, stopBackground := context.WithCancel(context.Background())
 	defer stopBackground()
@@ -235,4 +262,21 @@ func browsableURL(a net.Addr) string {
 		return "http://" + net.JoinHostPort("127.0.0.1", port)
 	}
 	return "http://" + tcp.String()
+}
+
+// declare creates the queues and topics of the configuration file.
+func declare(ctx context.Context, cfg serveConfig, queues *queueService, topics *topicService, addr net.Addr) error {
+	fc := cfg.declared
+	if len(fc.Queues) == 0 && len(fc.Topics) == 0 {
+		return nil
+	}
+	regions, err := cfg.aws.servedRegions()
+	if err != nil {
+		return err
+	}
+	host := strings.TrimPrefix(browsableURL(addr), "http://")
+	if err := declareResources(ctx, fc, queues.svc, topics.svc, cfg.aws, regions, "http", host); err != nil {
+		return fmt.Errorf("%s: %w", cfg.configPath, err)
+	}
+	return nil
 }
