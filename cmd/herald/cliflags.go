@@ -51,16 +51,25 @@ func nearestFlag(fs *flag.FlagSet, name string) string {
 	if i := strings.IndexByte(name, '='); i >= 0 {
 		name = name[:i]
 	}
-	best, bestDist := "", 3
-	fs.VisitAll(func(f *flag.Flag) {
-		d := editDistance(name, f.Name)
-		if strings.HasPrefix(f.Name, name) && len(name) >= 2 {
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	return nearest(name, names, 2)
+}
+
+// nearest is the candidate closest to name: at the least edit distance,
+// a candidate that name begins (of two letters or more) counting as one
+// edit away; "" when none is within maxEdits (< 0: no bound).
+func nearest(name string, candidates []string, maxEdits int) string {
+	best, bestDist := "", -1
+	for _, c := range candidates {
+		d := editDistance(name, c)
+		if strings.HasPrefix(c, name) && len(name) >= 2 {
 			d = min(d, 1)
 		}
-		if d < bestDist {
-			best, bestDist = f.Name, d
+		if (maxEdits < 0 || d <= maxEdits) && (bestDist < 0 || d < bestDist) {
+			best, bestDist = c, d
 		}
-	})
+	}
 	return best
 }
 

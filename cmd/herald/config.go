@@ -296,7 +296,7 @@ func checkKeys(n *yaml.Node, t reflect.Type, where string) error {
 			k := n.Content[i]
 			ft, ok := fields[k.Value]
 			if !ok {
-				return fmt.Errorf("line %d: unknown key %q%s (closest: %s)", k.Line, k.Value, where, closest(k.Value, names))
+				return fmt.Errorf("line %d: unknown key %q%s (closest: %s)", k.Line, k.Value, where, nearest(k.Value, names, -1))
 			}
 			if err := checkKeys(n.Content[i+1], ft, " in "+k.Value); err != nil {
 				return err
@@ -314,37 +314,6 @@ func closestFlag(fs *flag.FlagSet, name string) string {
 			names = append(names, f.Name)
 		}
 	})
-	return closest(name, names)
+	return nearest(name, names, -1)
 }
 
-// closest is the candidate at the least edit distance from s.
-func closest(s string, candidates []string) string {
-	best, bestD := "", -1
-	for _, c := range candidates {
-		if d := editDistance(s, c); bestD < 0 || d < bestD {
-			best, bestD = c, d
-		}
-	}
-	return best
-}
-
-// editDistance is the Levenshtein distance between a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}

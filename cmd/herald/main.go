@@ -126,12 +126,11 @@ Run 'herald COMMAND --help' for the flags of a command.
 // unknownCommand is the one-line error for a command herald does not have,
 // with the nearest one.
 func unknownCommand(name string) error {
-	best, bestDist := "", 3
+	var names []string
 	for _, c := range commands() {
-		if d := editDistance(name, c.name); d < bestDist {
-			best, bestDist = c.name, d
-		}
+		names = append(names, c.name)
 	}
+	best := nearest(name, names, 2)
 	msg := fmt.Sprintf("unknown command %q", name)
 	if best != "" {
 		msg += "; did you mean " + best + "?"
