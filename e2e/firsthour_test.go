@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -176,5 +177,30 @@ func TestREADMETourWorksAsWritten(t *testing.T) {
 	}
 	if n := strings.Count(string(out), "path:         tour.hello") + strings.Count(string(out), `"path":"tour.hello"`); n != 2 {
 		t.Errorf("the tour showed tour.hello's latest %d times, want 2 (CLI as text and curl):\n%s", n, out)
+	}
+	// What the console then shows: the queue with its message, the topic
+	// with its subscription.
+	var qs struct {
+		Queues []struct {
+			Name    string `json:"name"`
+			Visible int64  `json:"visible"`
+		} `json:"queues"`
+	}
+	call(t, s, "GET", "/v1/admin/queues", nil, &qs)
+	if len(qs.Queues) != 1 || qs.Queues[0].Name != "tour" || qs.Queues[0].Visible != 1 {
+		t.Errorf("after the tour the console's queues are %+v, want tour with 1 message", qs.Queues)
+	}
+	var ts struct {
+		Topics []struct {
+			Name          string            `json:"name"`
+			Subscriptions []json.RawMessage `json:"subscriptions"`
+		} `json:"topics"`
+	}
+	call(t, s, "GET", "/v1/admin/topics", nil, &ts)
+	if len(ts.Topics) != 1 || ts.Topics[0].Name != "tour" || len(ts.Topics[0].Subscriptions) != 1 {
+		t.Errorf("after the tour the console's topics are %+v, want tour with its subscription", ts.Topics)
+	}
+	if !strings.Contains(string(out), "tour") {
+		t.Errorf("herald queues printed nothing of the queue:\n%s", out)
 	}
 }
