@@ -118,6 +118,35 @@ func TestBrowserConsoleScreenshot(t *testing.T) {
 	}
 }
 
+// TestBrowserConsoleActions: the console sends a message to a queue, then
+// publishes to a topic that delivers to that queue, then purges it; each
+// through its form or button, each followed by the depth it leads to.
+func TestBrowserConsoleActions(t *testing.T) {
+	chromium := findChromium(t)
+	s := startServer(t, "")
+	ctx := ctxFor(t, 2*time.Minute)
+	q := sqsClient(s)
+	url := newQueue(t, q, "", nil)
+	queue := url[strings.LastIndex(url, "/")+1:]
+	topics := snsClient(s)
+	topic := newTopic(t, topics, nil)
+	if _, err := topics.Subscribe(ctx, &sns.SubscribeInput{TopicArn: aws.String(topic), Protocol: aws.String("sqs"),
+		Endpoint: aws.String(queueArn(t, q, url))}); err != nil {
+		t.Fatal(err)
+	}
+	topicName := topic[strings.LastIndex(topic, ":")+1:]
+	pageURL := s.URL + "/?check=q:" + queue + ":0,s:" + queue + ":1,b:" + topicName + ":1,q:" + queue + ":2,x:" + queue + ":0"
+	title := watchPage(t, ctx, chromium, pageURL, func(title string) bool {
+		return title == "CONSOLE PASS" || strings.HasPrefix(title, "CONSOLE FAIL")
+	})
+	if title != "CONSOLE PASS" {
+		t.Fatalf("console reported %q\nserver log:\n%s", title, s.logs())
+	}
+	if got := receiveN(t, q, url, 1, 2*time.Second, 30); len(got) != 0 {
+		t.Fatalf("the queue holds %d messages after the console's purge", len(got))
+	}
+}
+
 // TestBrowserConsoleRedrive: the console starts a redrive of a dead-letter
 // queue (a message move task), and the message is back in its source queue.
 func TestBrowserConsoleRedrive(t *testing.T) {

@@ -366,10 +366,18 @@ func (s *Server) adminPeek(a *admin) http.HandlerFunc {
 
 // TopicView is one topic as the admin API shows it.
 type TopicView struct {
-	ARN           string                    `json:"arn"`
-	Name          string                    `json:"name"`
-	Attributes    map[string]string         `json:"attributes"`
-	Subscriptions []sns.SubscriptionSummary `json:"subscriptions"`
+	ARN           string             `json:"arn"`
+	Name          string             `json:"name"`
+	Attributes    map[string]string  `json:"attributes"`
+	Subscriptions []SubscriptionView `json:"subscriptions"`
+}
+
+// SubscriptionView is one subscription as the admin API shows it: its
+// summary and, once confirmed, its attributes (FilterPolicy,
+// RawMessageDelivery, ...).
+type SubscriptionView struct {
+	sns.SubscriptionSummary
+	Attributes map[string]string `json:"Attributes,omitempty"`
 }
 
 func (s *Server) adminTopics(a *admin) http.HandlerFunc {
@@ -396,7 +404,7 @@ func (s *Server) adminTopics(a *admin) http.HandlerFunc {
 		if len(arns) > adminMaxTopics {
 			arns = arns[:adminMaxTopics]
 		}
-		views := make([]TopicView, 0, len(arns))
+		topicViews := make([]TopicView, 0, len(arns))
 		for _, arn := range arns {
 			attrs, err := a.topics.GetTopicAttributes(ctx, c, arn)
 			if err != nil {
@@ -411,10 +419,17 @@ func (s *Server) adminTopics(a *admin) http.HandlerFunc {
 			if len(list) > adminMaxSubs {
 				list = list[:adminMaxSubs]
 			}
+			views := make([]SubscriptionView, len(list))
+			for i, sub := range list {
+				views[i].SubscriptionSummary = sub
+				if sub.SubscriptionARN != "PendingConfirmation" {
+					views[i].Attributes, _ = a.topics.GetSubscriptionAttributes(ctx, c, sub.SubscriptionARN)
+				}
+			}
 			_, _, name, _ := sns.ParseTopicARN(arn, "TopicArn")
-			views = append(views, TopicView{ARN: arn, Name: name, Attributes: attrs, Subscriptions: list})
+			topicViews = append(topicViews, TopicView{ARN: arn, Name: name, Attributes: attrs, Subscriptions: views})
 		}
-		writeJSON(w, http.StatusOK, map[string]any{"topics": views, "truncated": len(arns) == adminMaxTopics})
+		writeJSON(w, http.StatusOK, map[string]any{"topics": topicViews, "truncated": len(arns) == adminMaxTopics})
 	}
 }
 

@@ -19,7 +19,10 @@
 // that many; r: after a redrive of the dead-letter queue NAME, which the
 // page starts, it shows that many; l: the paths view shows PATH's latest
 // body as BODY; k: the rollup NAME's chart is drawn and its top table has
-// that many rows, with ?rollup=NAME&unit=...&scope.M=V), titling itself
+// that many rows, with ?rollup=NAME&unit=...&scope.M=V; s: one message sent
+// through the form to the queue NAME, then it shows VISIBLE; x: the queue
+// NAME purged, then it shows VISIBLE; b: one message published through the
+// topic NAME's form), titling itself
 // "CONSOLE STEP <i>" after each step but the last and "CONSOLE PASS" at
 // the end, or "CONSOLE FAIL <reason>" after 30 s.
 "use strict";
@@ -126,23 +129,35 @@ function renderDetail() {
   }
 }
 
+// The topics' DOM is rebuilt only when they change, so that a message being
+// typed into a publish form survives the polls; published keeps each
+// form's last answer.
+let topicsShown = "";
+const published = new Map(); // topic name -> text of its last publish answer
+
 function renderTopics(data) {
   topics = data.topics || [];
+  const sig = JSON.stringify(topics);
+  if (sig === topicsShown) return;
+  topicsShown = sig;
   const list = $("topic-list");
   list.replaceChildren();
   if (topics.length === 0) list.append(el("p", "No topics yet.", "note"));
   for (const t of topics) {
     const div = el("div", null, "topic");
+    div.dataset.topic = t.name;
     div.append(el("h3", t.name));
     div.append(el("p", t.arn, "note"));
     const table = el("table");
     const head = el("tr");
-    head.append(el("th", "Protocol"), el("th", "Endpoint"), el("th", "State"));
+    head.append(el("th", "Protocol"), el("th", "Endpoint"), el("th", "State"), el("th", "Filter policy"), el("th", "Raw"));
     table.append(head);
     for (const s of t.subscriptions || []) {
       const tr = el("tr");
       const pending = s.SubscriptionARN === "PendingConfirmation";
-      tr.append(el("td", s.Protocol), el("td", s.Endpoint), el("td", pending ? "pending confirmation" : "confirmed", pending ? "pending" : ""));
+      const a = s.Attributes || {};
+      tr.append(el("td", s.Protocol), el("td", s.Endpoint), el("td", pending ? "pending confirmation" : "confirmed", pending ? "pending" : ""),
+        el("td", a.FilterPolicy || ""), el("td", a.RawMessageDelivery === "true" ? "yes" : ""));
       table.append(tr);
     }
     div.append(table);
@@ -152,7 +167,7 @@ function renderTopics(data) {
     msg.required = true;
     const btn = el("button", "Publish");
     btn.type = "submit";
-    const note = el("span", "", "note");
+    const note = el("span", published.get(t.name) || "", "note");
     form.append(msg, btn, note);
     form.addEventListener("submit", async (ev) => {
       ev.preventDefault();
@@ -160,10 +175,11 @@ function renderTopics(data) {
       if (t.attributes.FifoTopic === "true") body.group = "console";
       try {
         const out = await api("/v1/admin/topics/publish", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
-        note.textContent = "Published " + out.message_id;
+        published.set(t.name, "Published " + out.message_id);
       } catch (err) {
-        note.textContent = String(err.message || err);
+        published.set(t.name, String(err.message || err));
       }
+      note.textContent = published.get(t.name);
     });
     div.append(form);
     list.append(div);
@@ -319,8 +335,8 @@ async function redrive(ask) {
 }
 $("redrive").addEventListener("click", () => redrive(true));
 
-$("purge").addEventListener("click", async () => {
-  if (!selected || !confirm("Delete every message of " + selected + "?")) return;
+async function purge(ask) {
+  if (!selected || (ask && !confirm("Delete every message of " + selected + "?"))) return;
   try {
     await api("/v1/admin/queues/" + encodeURIComponent(selected) + "/purge", { method: "POST" });
     $("queue-result").textContent = "Purged " + selected;
@@ -328,7 +344,8 @@ $("purge").addEventListener("click", async () => {
   } catch (err) {
     $("queue-result").textContent = String(err.message || err);
   }
-});
+}
+$("purge").addEventListener("click", () => purge(true));
 
 // The test mode (?check=...).
 const steps = (params.get("check") || "").split(",").filter(Boolean).map((s) => {
@@ -350,7 +367,32 @@ function check() {
     }
     return;
   }
-  if (s.kind === "k") {
+  if (s.kind === "s" || s.kind === "x") {
+    // s:NAME:VISIBLE sends one message through the form; x:NAME:VISIBLE
+    // purges (without the confirmation); then waits for the count.
+    if (!s.started && queues.some((x) => x.name === s.name)) {
+      s.started = true;
+      selected = s.name;
+      renderDetail();
+      if (s.kind === "s") {
+        $("send-body").value = "from the console";
+        $("send-form").requestSubmit();
+      } else {
+        purge(false);
+      }
+    }
+    const q = queues.find((x) => x.name === s.name);
+    got = s.started && q ? q.visible : undefined;
+  } else if (s.kind === "b") {
+    // b:TOPIC:1 publishes one message through the topic's form.
+    const div = document.querySelector('.topic[data-topic="' + CSS.escape(s.name) + '"]');
+    if (div && !s.started) {
+      s.started = true;
+      div.querySelector("input").value = "published from the console";
+      div.querySelector("form").requestSubmit();
+    }
+    got = (published.get(s.name) || "").startsWith("Published") ? 1 : undefined;
+  } else if (s.kind === "k") {
     // k:ROLLUP:ROWS: the rollup's chart is drawn and its top table has ROWS rows.
     const drawn = rollupSel && rollupSel.name === s.name && $("rollup-chart").querySelector("canvas");
     got = drawn ? $("top-rows").children.length : undefined;
