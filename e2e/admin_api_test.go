@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -62,13 +61,19 @@ func TestAdminAPI(t *testing.T) {
 	}
 	var ts struct {
 		Topics []struct {
-			ARN           string            `json:"arn"`
-			Subscriptions []json.RawMessage `json:"subscriptions"`
+			ARN           string `json:"arn"`
+			Subscriptions []struct {
+				Attributes map[string]string
+				Deliveries struct{ Delivered, Failed int64 }
+			} `json:"subscriptions"`
 		} `json:"topics"`
 	}
 	call(t, s, "GET", "/v1/admin/topics", nil, &ts)
 	if len(ts.Topics) != 1 || ts.Topics[0].ARN != topic || len(ts.Topics[0].Subscriptions) != 1 {
 		t.Fatalf("topics %+v", ts.Topics)
+	}
+	if sub := ts.Topics[0].Subscriptions[0]; sub.Attributes["RawMessageDelivery"] != "true" || sub.Deliveries.Delivered != 1 || sub.Deliveries.Failed != 0 {
+		t.Fatalf("subscription %+v, want raw delivery and 1 delivered", sub)
 	}
 	if code := call(t, s, "POST", "/v1/admin/queues/"+name+"/purge", nil, nil); code != 200 {
 		t.Fatalf("purge: %d", code)

@@ -49,15 +49,22 @@ type QueueAdmin interface {
 	QueueActivity(ctx context.Context, c sqs.Caller, queueURL string) (sqs.QueueActivity, error)
 }
 
+// TopicAdmin is what the admin API needs of the topic service: its API and
+// the delivery counts of a subscription (sns.Service).
+type TopicAdmin interface {
+	sns.API
+	SubscriptionDeliveries(ctx context.Context, c sqs.Caller, arn string) (sns.SubscriptionDeliveries, error)
+}
+
 // admin is the admin API's state.
 type admin struct {
 	queues QueueAdmin
-	topics sns.API // nil: no topics
+	topics TopicAdmin // nil: no topics
 	node   NodeInfo
 }
 
 // SetAdmin serves the admin API over queues and topics (topics may be nil).
-func (s *Server) SetAdmin(queues QueueAdmin, topics sns.API, node NodeInfo) {
+func (s *Server) SetAdmin(queues QueueAdmin, topics TopicAdmin, node NodeInfo) {
 	a := &admin{queues: queues, topics: topics, node: node}
 	s.route("/v1/admin/node", methods{http.MethodGet: s.adminNode(a)})
 	s.route("/v1/admin/queues", methods{http.MethodGet: s.adminQueues(a)})
@@ -378,6 +385,8 @@ type TopicView struct {
 type SubscriptionView struct {
 	sns.SubscriptionSummary
 	Attributes map[string]string `json:"Attributes,omitempty"`
+	// Deliveries are the answering node's counts since it started.
+	Deliveries *sns.SubscriptionDeliveries `json:"Deliveries,omitempty"`
 }
 
 func (s *Server) adminTopics(a *admin) http.HandlerFunc {
@@ -424,6 +433,9 @@ func (s *Server) adminTopics(a *admin) http.HandlerFunc {
 				views[i].SubscriptionSummary = sub
 				if sub.SubscriptionARN != "PendingConfirmation" {
 					views[i].Attributes, _ = a.topics.GetSubscriptionAttributes(ctx, c, sub.SubscriptionARN)
+					if d, err := a.topics.SubscriptionDeliveries(ctx, c, sub.SubscriptionARN); err == nil {
+						views[i].Deliveries = &d
+					}
 				}
 			}
 			_, _, name, _ := sns.ParseTopicARN(arn, "TopicArn")

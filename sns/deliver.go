@@ -270,6 +270,7 @@ func (s *Service) settle(ctx context.Context, dj *deliveryJob, sub jobSub) error
 	err := s.deliver(ctx, dj, sub)
 	if err == nil {
 		s.stats.Delivered.Add(1)
+		s.subStats.of(sub.ID).delivered.Add(1)
 		return nil
 	}
 	if ctx.Err() != nil {
@@ -302,6 +303,7 @@ func (s *Service) settle(ctx context.Context, dj *deliveryJob, sub jobSub) error
 		return err
 	}
 	s.stats.Retried.Add(1)
+	s.subStats.of(sub.ID).retried.Add(1)
 	return nil
 }
 
@@ -332,6 +334,7 @@ func (s *Service) enqueueDelivery(ctx context.Context, dj *deliveryJob, delay ti
 // drops it (logged and counted) when there is none. An error means the
 // dead-letter queue could not be written.
 func (s *Service) giveUp(ctx context.Context, dj *deliveryJob, sub jobSub, cause error) error {
+	s.subStats.of(sub.ID).failed.Add(1)
 	dlq := ""
 	if p := sub.Attrs[AttrRedrivePolicy]; p != "" {
 		dlq, _ = parseRedrivePolicy(p)

@@ -476,6 +476,7 @@ func (s *Service) fanOutFIFO(ctx context.Context, j job) bool {
 				continue
 			}
 			s.stats.Delivered.Add(1)
+			s.subStats.of(sub.ID).delivered.Add(1)
 		}
 		if len(subs) < s.cfg.ChunkSize {
 			break

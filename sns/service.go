@@ -143,11 +143,12 @@ type Stats struct {
 // enqueues a job; Run's workers expand jobs into chunks of subscriptions
 // and deliver them.
 type Service struct {
-	store regionalStore
-	cfg   Config
-	q     sqs.API
-	log   *slog.Logger
-	stats Stats
+	store    regionalStore
+	cfg      Config
+	q        sqs.API
+	log      *slog.Logger
+	stats    Stats
+	subStats subscriptionStats
 
 	matchers  matcherCache
 	throttles throttles

@@ -150,14 +150,17 @@ function renderTopics(data) {
     div.append(el("p", t.arn, "note"));
     const table = el("table");
     const head = el("tr");
-    head.append(el("th", "Protocol"), el("th", "Endpoint"), el("th", "State"), el("th", "Filter policy"), el("th", "Raw"));
+    head.append(el("th", "Protocol"), el("th", "Endpoint"), el("th", "State"), el("th", "Filter policy"), el("th", "Raw"),
+      el("th", "Delivered", "n"), el("th", "Retried", "n"), el("th", "Failed", "n"));
     table.append(head);
     for (const s of t.subscriptions || []) {
       const tr = el("tr");
       const pending = s.SubscriptionARN === "PendingConfirmation";
       const a = s.Attributes || {};
       tr.append(el("td", s.Protocol), el("td", s.Endpoint), el("td", pending ? "pending confirmation" : "confirmed", pending ? "pending" : ""),
-        el("td", a.FilterPolicy || ""), el("td", a.RawMessageDelivery === "true" ? "yes" : ""));
+        el("td", a.FilterPolicy || ""), el("td", a.RawMessageDelivery === "true" ? "yes" : ""),
+        el("td", s.Deliveries ? s.Deliveries.Delivered : "", "n"), el("td", s.Deliveries ? s.Deliveries.Retried : "", "n"),
+        el("td", s.Deliveries ? s.Deliveries.Failed : "", "n"));
       table.append(tr);
     }
     div.append(table);
