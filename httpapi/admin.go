@@ -14,6 +14,7 @@ import (
 
 	"github.com/heraldmq/herald"
 	"github.com/heraldmq/herald/access"
+	"github.com/heraldmq/herald/api"
 	"github.com/heraldmq/herald/sns"
 	"github.com/heraldmq/herald/sqs"
 )
@@ -120,26 +121,6 @@ func adminError(err error) error {
 	return herald.Errorf(code, "%s", msg)
 }
 
-// QueueView is one queue as the admin API shows it.
-type QueueView struct {
-	Name             string `json:"name"`
-	URL              string `json:"url"`
-	ARN              string `json:"arn"`
-	FIFO             bool   `json:"fifo"`
-	Visible          int64  `json:"visible"`
-	InFlight         int64  `json:"in_flight"`
-	Delayed          int64  `json:"delayed"`
-	DeadLetterTarget string `json:"dead_letter_target,omitempty"`
-	// OldestAgeSeconds is the age of the oldest stored message (0: none).
-	OldestAgeSeconds float64 `json:"oldest_age_seconds"`
-	// Sent, Received and Deleted are this node's counts since it started;
-	// the console turns them into rates.
-	Sent       int64             `json:"sent"`
-	Received   int64             `json:"received"`
-	Deleted    int64             `json:"deleted"`
-	Attributes map[string]string `json:"attributes"`
-}
-
 func (s *Server) adminNode(a *admin) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		out := map[string]any{"node": a.node, "uptime_seconds": int64(time.Since(a.node.Started).Seconds()),
@@ -169,7 +150,7 @@ func (s *Server) adminQueues(a *admin) http.HandlerFunc {
 		if len(urls) > adminMaxQueues {
 			urls = urls[:adminMaxQueues]
 		}
-		views := make([]QueueView, 0, len(urls))
+		views := make([]api.AdminQueue, 0, len(urls))
 		for _, u := range urls {
 			v, err := queueView(ctx, a.queues, c, u)
 			if err != nil {
@@ -182,26 +163,26 @@ func (s *Server) adminQueues(a *admin) http.HandlerFunc {
 			views = append(views, v)
 		}
 		sort.Slice(views, func(i, j int) bool { return views[i].Name < views[j].Name })
-		writeJSON(w, http.StatusOK, map[string]any{"queues": views, "truncated": len(urls) == adminMaxQueues})
+		writeJSON(w, http.StatusOK, api.AdminQueues{Queues: views, Truncated: len(urls) == adminMaxQueues})
 	}
 }
 
 // queueView reads one queue's attributes, counts and activity.
-func queueView(ctx context.Context, q QueueAdmin, c sqs.Caller, url string) (QueueView, error) {
+func queueView(ctx context.Context, q QueueAdmin, c sqs.Caller, url string) (api.AdminQueue, error) {
 	attrs, err := q.GetQueueAttributes(ctx, c, sqs.GetQueueAttributesInput{QueueURL: url, AttributeNames: []string{"All"}})
 	if err != nil {
-		return QueueView{}, err
+		return api.AdminQueue{}, err
 	}
 	_, _, name, _ := sqs.ParseQueueURL(url)
 	n := func(k string) int64 { v, _ := strconv.ParseInt(attrs[k], 10, 64); return v }
-	v := QueueView{
+	v := api.AdminQueue{
 		Name: name, URL: url, ARN: attrs["QueueArn"], FIFO: attrs["FifoQueue"] == "true",
 		Visible: n("ApproximateNumberOfMessages"), InFlight: n("ApproximateNumberOfMessagesNotVisible"),
 		Delayed: n("ApproximateNumberOfMessagesDelayed"), Attributes: attrs,
 	}
 	act, err := q.QueueActivity(ctx, c, url)
 	if err != nil {
-		return QueueView{}, err
+		return api.AdminQueue{}, err
 	}
 	v.OldestAgeSeconds, v.Sent, v.Received, v.Deleted = act.OldestAge.Seconds(), act.Sent, act.Received, act.Deleted
 	if rp := attrs["RedrivePolicy"]; rp != "" {
@@ -325,18 +306,6 @@ func (s *Server) adminPublish(a *admin) http.HandlerFunc {
 	}
 }
 
-// PeekedMessage is one message as a peek shows it: the body as text when it
-// is UTF-8, else base64.
-type PeekedMessage struct {
-	MessageID    string    `json:"message_id"`
-	Body         string    `json:"body"`
-	BodyEncoding string    `json:"body_encoding"` // "text" or "base64"
-	SentAt       time.Time `json:"sent"`
-	ReceiveCount int       `json:"receive_count"`
-	VisibleAt    time.Time `json:"visible_at"`
-	GroupID      string    `json:"group,omitempty"`
-}
-
 func (s *Server) adminPeek(a *admin) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		c := adminCaller(r)
@@ -358,41 +327,23 @@ func (s *Server) adminPeek(a *admin) http.HandlerFunc {
 			writeError(w, r, s.log, adminError(err))
 			return
 		}
-		out := make([]PeekedMessage, len(msgs))
+		out := make([]api.PeekedMessage, len(msgs))
 		for i, m := range msgs {
 			body, enc := m.Body, "text"
 			if !utf8.ValidString(body) {
 				body, enc = base64.StdEncoding.EncodeToString([]byte(body)), "base64"
 			}
-			out[i] = PeekedMessage{MessageID: m.ID.String(), Body: body, BodyEncoding: enc, SentAt: m.SentAt,
+			out[i] = api.PeekedMessage{MessageID: m.ID.String(), Body: body, BodyEncoding: enc, SentAt: m.SentAt,
 				ReceiveCount: m.State.ReceiveCount, VisibleAt: m.State.VisibleAt, GroupID: m.MessageGroupID}
 		}
-		writeJSON(w, http.StatusOK, map[string]any{"messages": out})
+		writeJSON(w, http.StatusOK, api.Peek{Messages: out})
 	}
-}
-
-// TopicView is one topic as the admin API shows it.
-type TopicView struct {
-	ARN           string             `json:"arn"`
-	Name          string             `json:"name"`
-	Attributes    map[string]string  `json:"attributes"`
-	Subscriptions []SubscriptionView `json:"subscriptions"`
-}
-
-// SubscriptionView is one subscription as the admin API shows it: its
-// summary and, once confirmed, its attributes (FilterPolicy,
-// RawMessageDelivery, ...).
-type SubscriptionView struct {
-	sns.SubscriptionSummary
-	Attributes map[string]string `json:"Attributes,omitempty"`
-	// Deliveries are the answering node's counts since it started.
-	Deliveries *sns.SubscriptionDeliveries `json:"Deliveries,omitempty"`
 }
 
 func (s *Server) adminTopics(a *admin) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if a.topics == nil {
-			writeJSON(w, http.StatusOK, map[string]any{"topics": []TopicView{}})
+			writeJSON(w, http.StatusOK, api.AdminTopics{Topics: []api.AdminTopic{}})
 			return
 		}
 		c := adminCaller(r)
@@ -413,7 +364,7 @@ func (s *Server) adminTopics(a *admin) http.HandlerFunc {
 		if len(arns) > adminMaxTopics {
 			arns = arns[:adminMaxTopics]
 		}
-		topicViews := make([]TopicView, 0, len(arns))
+		topicViews := make([]api.AdminTopic, 0, len(arns))
 		for _, arn := range arns {
 			attrs, err := a.topics.GetTopicAttributes(ctx, c, arn)
 			if err != nil {
@@ -428,20 +379,21 @@ func (s *Server) adminTopics(a *admin) http.HandlerFunc {
 			if len(list) > adminMaxSubs {
 				list = list[:adminMaxSubs]
 			}
-			views := make([]SubscriptionView, len(list))
+			views := make([]api.AdminSubscription, len(list))
 			for i, sub := range list {
-				views[i].SubscriptionSummary = sub
+				views[i] = api.AdminSubscription{SubscriptionARN: sub.SubscriptionARN, Owner: sub.Owner, Protocol: sub.Protocol,
+					Endpoint: sub.Endpoint, TopicARN: sub.TopicARN}
 				if sub.SubscriptionARN != "PendingConfirmation" {
 					views[i].Attributes, _ = a.topics.GetSubscriptionAttributes(ctx, c, sub.SubscriptionARN)
 					if d, err := a.topics.SubscriptionDeliveries(ctx, c, sub.SubscriptionARN); err == nil {
-						views[i].Deliveries = &d
+						views[i].Deliveries = &api.Deliveries{Delivered: d.Delivered, Retried: d.Retried, Failed: d.Failed}
 					}
 				}
 			}
 			_, _, name, _ := sns.ParseTopicARN(arn, "TopicArn")
-			topicViews = append(topicViews, TopicView{ARN: arn, Name: name, Attributes: attrs, Subscriptions: views})
+			topicViews = append(topicViews, api.AdminTopic{ARN: arn, Name: name, Attributes: attrs, Subscriptions: views})
 		}
-		writeJSON(w, http.StatusOK, map[string]any{"topics": topicViews, "truncated": len(arns) == adminMaxTopics})
+		writeJSON(w, http.StatusOK, api.AdminTopics{Topics: topicViews, Truncated: len(arns) == adminMaxTopics})
 	}
 }
 
