@@ -98,8 +98,8 @@ func (c *conn) queueFrame(f *inFrame) error {
 		c.subscribeQueue(f)
 	case "unsubscribe_queue":
 		c.mu.Lock()
-		qp, ok := c.queues[f.Queue]
-		delete(c.queues, f.Queue)
+		key, qp, ok := c.queueSub(f.Queue)
+		delete(c.queues, key)
 		c.mu.Unlock()
 		if !ok {
 			c.sendError(f.ID, codeNotFound, "not subscribed to queue "+herald.Clip(f.Queue))
@@ -109,7 +109,7 @@ func (c *conn) queueFrame(f *inFrame) error {
 		c.send(reply("unsubscribed", f.ID, map[string]any{"queue": f.Queue}))
 	default: // ack, nack
 		c.mu.Lock()
-		qp, ok := c.queues[f.Queue]
+		_, qp, ok := c.queueSub(f.Queue)
 		c.mu.Unlock()
 		if !ok {
 			c.sendError(f.ID, codeNotFound, "not subscribed to queue "+herald.Clip(f.Queue))
@@ -128,6 +128,21 @@ func (c *conn) queueFrame(f *inFrame) error {
 		c.send(reply(f.Type+"ed", f.ID, nil))
 	}
 	return nil
+}
+
+// queueSub finds the queue subscription that queue names: as the client
+// named it in subscribe_queue, or by the queue URL its queue_message frames
+// carry. c.mu must be held.
+func (c *conn) queueSub(queue string) (key string, qp QueuePush, ok bool) {
+	if qp, ok := c.queues[queue]; ok {
+		return queue, qp, true
+	}
+	for k, qp := range c.queues {
+		if u, isURL := qp.(interface{ URL() string }); isURL && u.URL() == queue {
+			return k, qp, true
+		}
+	}
+	return "", nil, false
 }
 
 func (c *conn) subscribeQueue(f *inFrame) {

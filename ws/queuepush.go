@@ -96,6 +96,9 @@ func NewSQSQueuePush(api sqs.API, caller sqs.Caller, queueURL string, vt, maxInF
 	return p, nil
 }
 
+// URL is the queue's URL, which its queue_message frames carry.
+func (p *SQSQueuePush) URL() string { return p.url }
+
 // Ack deletes the message received with handle and frees its slot.
 func (p *SQSQueuePush) Ack(handle string) error {
 	if !p.forget(handle) {
