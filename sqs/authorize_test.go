@@ -265,3 +265,21 @@ func TestRedriveAcrossAccountsRefused(t *testing.T) {
 		"RedrivePolicy": `{"deadLetterTargetArn":"arn:aws:sqs:us-east-1:111111111111:theirdlq","maxReceiveCount":1}`}})
 	wantCode(t, err, sqs.CodeInvalidParameterValue)
 }
+
+// TestCheckAccess: an action is checked as it would be authorized, without
+// being taken: a policy letting another account receive lets it receive,
+// not read the queue's attributes.
+func TestCheckAccess(t *testing.T) {
+	e := newEnv(t)
+	url := e.createQueue(t, "shared", nil)
+	policy := `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::` + other.Account +
+		`:root"},"Action":"sqs:ReceiveMessage","Resource":"*"}]}`
+	wantCode(t, e.svc.SetQueueAttributes(e.ctx, caller, sqs.SetQueueAttributesInput{QueueURL: url, Attributes: map[string]string{"Policy": policy}}), "")
+	wantCode(t, e.svc.CheckAccess(e.ctx, other, sqs.ActReceiveMessage, url), "")
+	wantCode(t, e.svc.CheckAccess(e.ctx, other, sqs.ActGetQueueAttributes, url), sqs.CodeAccessDenied)
+	wantCode(t, e.svc.CheckAccess(e.ctx, caller, sqs.ActReceiveMessage, "/"+account+"/missing"), sqs.CodeQueueDoesNotExist)
+	e.send(t, url, "m")
+	if got := e.receive(t, url, 10, nil); len(got) != 1 {
+		t.Fatalf("CheckAccess received messages: %d left of 1", len(got))
+	}
+}

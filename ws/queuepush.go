@@ -80,7 +80,7 @@ func NewSQSQueuePush(api sqs.API, caller sqs.Caller, queueURL string, vt, maxInF
 		return nil, sqs.NewError(sqs.CodeInvalidParameterValue, "max_in_flight must be at least 1")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	_, err := api.GetQueueAttributes(ctx, caller, sqs.GetQueueAttributesInput{QueueURL: queueURL, AttributeNames: []string{"QueueArn"}})
+	err := checkReceive(ctx, api, caller, queueURL)
 	cancel()
 	if err != nil {
 		return nil, err
@@ -98,6 +98,24 @@ func NewSQSQueuePush(api sqs.API, caller sqs.Caller, queueURL string, vt, maxInF
 
 // URL is the queue's URL, which its queue_message frames carry.
 func (p *SQSQueuePush) URL() string { return p.url }
+
+// accessChecker is the queue service's check of an action without taking it
+// (sqs.Service.CheckAccess).
+type accessChecker interface {
+	CheckAccess(ctx context.Context, c sqs.Caller, action, queueURL string) error
+}
+
+// checkReceive checks that caller may receive from the queue, as the queue
+// service would authorize a ReceiveMessage: its own queue, or one whose
+// policy lets its account receive. An API without the check (a test's)
+// is asked for the queue's attributes instead.
+func checkReceive(ctx context.Context, api sqs.API, caller sqs.Caller, queueURL string) error {
+	if ac, ok := api.(accessChecker); ok {
+		return ac.CheckAccess(ctx, caller, sqs.ActReceiveMessage, queueURL)
+	}
+	_, err := api.GetQueueAttributes(ctx, caller, sqs.GetQueueAttributesInput{QueueURL: queueURL, AttributeNames: []string{"QueueArn"}})
+	return err
+}
 
 // Ack deletes the message received with handle and frees its slot.
 func (p *SQSQueuePush) Ack(handle string) error {

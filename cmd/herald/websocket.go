@@ -75,13 +75,17 @@ func queuePush(api sqs.API, defaultAccount string) ws.NewQueuePushFunc {
 		}
 		scheme, host := requestOrigin(ctx)
 		caller := sqs.Caller{Account: account, SenderID: "websocket:" + id.Subject, Scheme: scheme, Host: host}
-		in := sqs.GetQueueURLInput{QueueName: name}
-		if _, owner, _, err := sqs.ParseQueueURL(queueName); err == nil && strings.Contains(queueName, "/") {
-			in.QueueOwnerAWSAccountID = owner
-		}
-		url, err := api.GetQueueURL(ctx, caller, in)
-		if err != nil {
-			return nil, queueError(err, queueName)
+		// A URL names its queue (the push checks, as a ReceiveMessage
+		// would be checked, that the device may receive from it); a bare
+		// name is the device's own account's queue.
+		var url string
+		if _, owner, qname, err := sqs.ParseQueueURL(queueName); err == nil && strings.Contains(queueName, "/") {
+			url = sqs.QueueURL(scheme, host, owner, qname)
+		} else {
+			var err error
+			if url, err = api.GetQueueURL(ctx, caller, sqs.GetQueueURLInput{QueueName: name}); err != nil {
+				return nil, queueError(err, queueName)
+			}
 		}
 		qp, err := ws.NewSQSQueuePush(api, caller, url, vt, maxInFlight, send)
 		if err != nil {

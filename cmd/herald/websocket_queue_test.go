@@ -14,7 +14,8 @@ import (
 // subscribe_queue goes through the SQS service's authorization in the
 // device's account (docs/websocket.md, "Configuration"): a queue of that
 // account by name or URL is pushed; another account's queue named by URL
-// is refused as the SQS API refuses it, though the token lists its name.
+// is refused as the SQS API refuses it, though the token lists its name,
+// unless that queue's policy lets the device's account receive.
 func TestQueuePushStaysInTheDeviceAccount(t *testing.T) {
 	const alice, bob = "111111111111", "222222222222"
 	svc := sqs.NewService(sqsmem.NewStore(), sqsmem.NewIndex(sqsmem.IndexOptions{}), sqsmem.NewNotifier(), sqs.Config{})
@@ -28,8 +29,15 @@ func TestQueuePushStaysInTheDeviceAccount(t *testing.T) {
 		}
 		urls[acct] = out
 	}
+	// alice's second queue lets bob receive (and only receive) from it.
+	shared, err := svc.CreateQueue(ctx, sqs.Caller{Account: alice, Scheme: "http", Host: "localhost"}, sqs.CreateQueueInput{QueueName: "shared",
+		Attributes: map[string]string{"Policy": `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"AWS":"` + bob +
+			`"},"Action":"sqs:ReceiveMessage","Resource":"*"}]}`}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	push := queuePush(svc, "000000000000")
-	device := access.Identity{Subject: "device-7", Account: bob, Grants: access.Grants{Queues: []string{"box", "nothing"}}}
+	device := access.Identity{Subject: "device-7", Account: bob, Grants: access.Grants{Queues: []string{"box", "nothing", "shared"}}}
 	send := func(any) error { return nil }
 	tests := []struct {
 		name, queue string
@@ -39,6 +47,7 @@ func TestQueuePushStaysInTheDeviceAccount(t *testing.T) {
 		{"own queue by URL", urls[bob], ""},
 		{"another account's queue by URL", urls[alice], herald.EForbidden},
 		{"another account's URL for a name it lacks", strings.Replace(urls[alice], "/box", "/nothing", 1), herald.EForbidden},
+		{"another account's queue whose policy lets it receive", shared, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
