@@ -316,4 +316,3 @@ func closestFlag(fs *flag.FlagSet, name string) string {
 	})
 	return nearest(name, names, -1)
 }
-
