@@ -65,16 +65,22 @@ func TestBrowserSelftest(t *testing.T) {
 	}
 }
 
-// findChromium returns the path of the chromium binary; without one it
-// skips the test, or fails it when CI=true (scripts/test installs it).
+// findChromium returns the path of the chromium binary (requireTool).
 func findChromium(t *testing.T) string {
 	t.Helper()
-	path, err := exec.LookPath("chromium")
+	return requireTool(t, "chromium")
+}
+
+// requireTool returns the path of a program a test needs; without it the
+// test is skipped, or fails when CI=true (scripts/test installs them).
+func requireTool(t *testing.T, name string) string {
+	t.Helper()
+	path, err := exec.LookPath(name)
 	if err != nil {
 		if os.Getenv("CI") == "true" {
-			t.Fatal("chromium is not installed (scripts/test installs it)")
+			t.Fatalf("%s is not installed (scripts/test installs it)", name)
 		}
-		t.Skip("chromium is not installed")
+		t.Skipf("%s is not installed", name)
 	}
 	return path
 }

@@ -87,9 +87,7 @@ func TestWebSocketQueueFramesNameTheQueueByItsURL(t *testing.T) {
 // checks what the answers say: a body that is not base64, and a pattern
 // with a bare # (curl does not send a URL's fragment).
 func TestCurlMistakesGetHints(t *testing.T) {
-	if _, err := exec.LookPath("curl"); err != nil {
-		t.Skip("no curl")
-	}
+	requireTool(t, "curl")
 	s := startServer(t, "")
 	tests := []struct {
 		name string

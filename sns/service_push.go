@@ -79,50 +79,29 @@ func errEndpointNotFound() *Error { return NewError(CodeNotFound, "Endpoint does
 
 // getApp reads an application's record (ENotFound).
 func (s *Service) getApp(ctx context.Context, a appRef) (*appRecord, error) {
-	v, err := s.store.GetAccountRecord(ctx, s.recordAccount(a.Account, a.Region), recordPushApp, a.key())
-	if err != nil {
-		return nil, err
-	}
-	var r appRecord
-	if err := json.Unmarshal(v, &r); err != nil {
-		return nil, fmt.Errorf("platform application %s: %w", a.arn(), err)
-	}
-	if r.Attributes == nil {
+	r, err := getJSONRecord[appRecord](ctx, s.store, s.recordAccount(a.Account, a.Region), recordPushApp, a.key(), "platform application "+a.arn())
+	if err == nil && r.Attributes == nil {
 		r.Attributes = map[string]string{}
 	}
-	return &r, nil
+	return r, err
 }
 
 func (s *Service) putApp(ctx context.Context, a appRef, r *appRecord) error {
-	b, err := json.Marshal(r)
-	if err != nil {
-		return err
-	}
-	return s.store.PutAccountRecord(ctx, s.recordAccount(a.Account, a.Region), recordPushApp, a.key(), b)
+	return putJSONRecord(ctx, s.store, s.recordAccount(a.Account, a.Region), recordPushApp, a.key(), r)
 }
 
 // getEndpoint reads an endpoint's record (ENotFound).
 func (s *Service) getEndpoint(ctx context.Context, ep endpointRef) (*endpointRecord, error) {
-	v, err := s.store.GetAccountRecord(ctx, s.recordAccount(ep.App.Account, ep.App.Region), recordPushEndpoint+ep.App.key(), ep.ID.String())
-	if err != nil {
-		return nil, err
-	}
-	var r endpointRecord
-	if err := json.Unmarshal(v, &r); err != nil {
-		return nil, fmt.Errorf("platform endpoint %s: %w", ep.arn(), err)
-	}
-	if r.Attributes == nil {
+	r, err := getJSONRecord[endpointRecord](ctx, s.store, s.recordAccount(ep.App.Account, ep.App.Region),
+		recordPushEndpoint+ep.App.key(), ep.ID.String(), "platform endpoint "+ep.arn())
+	if err == nil && r.Attributes == nil {
 		r.Attributes = map[string]string{}
 	}
-	return &r, nil
+	return r, err
 }
 
 func (s *Service) putEndpoint(ctx context.Context, ep endpointRef, r *endpointRecord) error {
-	b, err := json.Marshal(r)
-	if err != nil {
-		return err
-	}
-	return s.store.PutAccountRecord(ctx, s.recordAccount(ep.App.Account, ep.App.Region), recordPushEndpoint+ep.App.key(), ep.ID.String(), b)
+	return putJSONRecord(ctx, s.store, s.recordAccount(ep.App.Account, ep.App.Region), recordPushEndpoint+ep.App.key(), ep.ID.String(), r)
 }
 
 // tokenEndpoint returns the id of a's endpoint with token (ENotFound).

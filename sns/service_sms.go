@@ -320,23 +320,11 @@ var sandboxLanguages = map[string]bool{
 }
 
 func (s *Service) sandboxNumber(ctx context.Context, account, phone string) (*sandboxRecord, error) {
-	v, err := s.store.GetAccountRecord(ctx, account, recordSMSSandbox, phone)
-	if err != nil {
-		return nil, err
-	}
-	var r sandboxRecord
-	if err := json.Unmarshal(v, &r); err != nil {
-		return nil, fmt.Errorf("sandbox number %s: %w", phone, err)
-	}
-	return &r, nil
+	return getJSONRecord[sandboxRecord](ctx, s.store, account, recordSMSSandbox, phone, "sandbox number "+phone)
 }
 
 func (s *Service) putSandboxNumber(ctx context.Context, account, phone string, r *sandboxRecord) error {
-	b, err := json.Marshal(r)
-	if err != nil {
-		return err
-	}
-	return s.store.PutAccountRecord(ctx, account, recordSMSSandbox, phone, b)
+	return putJSONRecord(ctx, s.store, account, recordSMSSandbox, phone, r)
 }
 
 func errSandboxNotFound() *Error {

@@ -203,19 +203,30 @@ func (s *Service) readQueue(ctx context.Context, a *queueActivity, now time.Time
 	}
 	var oldest time.Time
 	if n.Visible+n.InFlight+n.Delayed > 0 {
-		for shard := 0; shard < max(1, q.Shards); shard++ {
-			ms, err := s.store.ScanMessages(ctx, q, shard, uuid.Nil, 1)
-			if err != nil {
-				return
-			}
-			if len(ms) > 0 && (oldest.IsZero() || ms[0].SentAt.Before(oldest)) {
-				oldest = ms[0].SentAt
-			}
+		if oldest, err = s.oldestSentAt(ctx, q); err != nil {
+			return
 		}
 	}
 	a.mu.Lock()
 	a.counts, a.oldest, a.readAt, a.readSeq = n, oldest, now, s.activity.seq.Add(1)
 	a.mu.Unlock()
+}
+
+// oldestSentAt is the SentAt of q's oldest stored message (visible, in
+// flight or delayed), zero when it has none: one Store read per shard (the
+// first message of each).
+func (s *Service) oldestSentAt(ctx context.Context, q *Queue) (time.Time, error) {
+	var oldest time.Time
+	for shard := 0; shard < max(1, q.Shards); shard++ {
+		ms, err := s.store.ScanMessages(ctx, q, shard, uuid.Nil, 1)
+		if err != nil {
+			return time.Time{}, err
+		}
+		if len(ms) > 0 && (oldest.IsZero() || ms[0].SentAt.Before(oldest)) {
+			oldest = ms[0].SentAt
+		}
+	}
+	return oldest, nil
 }
 
 // isQueueMissing reports whether err is SQS's QueueDoesNotExist.

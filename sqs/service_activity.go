@@ -14,19 +14,19 @@ type QueueActivity struct {
 }
 
 // QueueActivity reads the queue's activity, authorized as
-// GetQueueAttributes. It reads the queue's counts now (one Index call and,
-// when the queue is not empty, one Store read per shard).
+// GetQueueAttributes: one Store read per shard for the oldest message (the
+// counts are GetQueueAttributes' to read).
 func (s *Service) QueueActivity(ctx context.Context, c Caller, queueURL string) (QueueActivity, error) {
 	q, err := s.queueFor(ctx, c, ActGetQueueAttributes, queueURL)
 	if err != nil {
 		return QueueActivity{}, err
 	}
+	oldest, err := s.oldestSentAt(ctx, q)
+	if err != nil {
+		return QueueActivity{}, AsError(err)
+	}
 	a := s.track(q)
 	now := s.now()
-	s.readQueue(ctx, a, now)
-	a.mu.Lock()
-	oldest := a.oldest
-	a.mu.Unlock()
 	out := QueueActivity{Sent: a.sent.Load(), Received: a.received.Load(), Deleted: a.deleted.Load(), DeadLettered: a.deadLettered.Load()}
 	if !oldest.IsZero() {
 		out.OldestAge = max(now.Sub(oldest), 0)
