@@ -35,14 +35,15 @@ type Events struct {
 	closed chan struct{}
 	close1 sync.Once
 
-	subs subscriptions
+	subs     subscriptions
+	resumers resumers
 
 	cancel           context.CancelFunc
 	wg               sync.WaitGroup
 	pubUp, subUp     chan struct{}
 	pubOnce, subOnce sync.Once
 
-	blocked, dropped, published, confirmed, republished, received, unmatched atomic.Uint64
+	blocked, dropped, published, confirmed, republished, received, unmatched, resumes atomic.Uint64
 }
 
 var _ cache.Events = (*Events)(nil)
@@ -66,6 +67,7 @@ type EventsStats struct {
 	Republished uint64 // events published again (nacked or unconfirmed at a connection loss)
 	Received    uint64 // events this node's queue delivered
 	Unmatched   uint64 // of those, events no local subscriber wanted
+	Resumes     uint64 // consumer sessions begun while the node had subscribers (OnResume)
 }
 
 // NewEvents starts publishing and consuming with the given options.
@@ -114,6 +116,7 @@ func (e *Events) Stats() EventsStats {
 		Republished: e.republished.Load(),
 		Received:    e.received.Load(),
 		Unmatched:   e.unmatched.Load(),
+		Resumes:     e.resumes.Load(),
 	}
 }
 

@@ -35,8 +35,8 @@ func (s *subscriptions) init() {
 
 // Subscribe calls fn for each event whose path matches pattern, from any
 // node. While connected, it returns once the pattern is bound; while not,
-// the binding is made on reconnection (events published meanwhile are
-// missed, as for any live subscriber).
+// the binding is made on reconnection: events published meanwhile are
+// missed, and OnResume's callbacks are called then.
 func (e *Events) Subscribe(pattern string, fn func(path string, m *cache.Message)) (func(), error) {
 	p, err := paths.ParsePattern(pattern)
 	if err != nil {
@@ -126,7 +126,11 @@ func (e *Events) consumeSession(ctx context.Context, conn *rabbit.Connection) er
 		}
 	}
 	s.conn, s.queue = conn, q.Name
+	missed := len(s.refs) > 0 // subscribers of the node missed what was published with no queue bound
 	s.bindMu.Unlock()
+	if missed {
+		e.resumed()
+	}
 	defer func() {
 		s.bindMu.Lock()
 		if s.conn == conn {

@@ -22,3 +22,19 @@ type Events interface {
 	// long. cancel stops the subscription and releases its resources.
 	Subscribe(pattern string, fn func(path string, m *Message)) (cancel func(), err error)
 }
+
+// Interruptible is implemented by the Events whose feed to this node can
+// be interrupted (package amqp's, while its connection to RabbitMQ is
+// down): the node's subscribers miss the events published meanwhile, and
+// no callback of theirs tells them. OnResume registers fn, called on a
+// goroutine of the implementation each time the feed resumes after an
+// interruption during which the node had subscribers (including
+// subscribers made while the feed was still down, and at start-up). The
+// returned cancel unregisters fn.
+//
+// A live subscriber that must not miss an event resynchronises then: the
+// WebSocket endpoint closes its connections that hold subscriptions with a
+// code that says "reconnect and recover".
+type Interruptible interface {
+	OnResume(fn func()) (cancel func())
+}

@@ -292,4 +292,11 @@ func (s *faultyStore) Journal(ctx context.Context, from, to time.Time, after cac
 
 func (s *faultyStore) Close() error { return nil }
 
+func (s *faultyStore) Epoch() string {
+	if s.next == nil {
+		return "0000000000000000"
+	}
+	return s.next.Epoch()
+}
+
 var _ cache.Store = (*faultyStore)(nil)

@@ -32,6 +32,9 @@ func NewService(store Store, cfg Config) *Service {
 // Config returns the service's limits.
 func (s *Service) Config() Config { return s.cfg }
 
+// Epoch names the store's incarnation (Store.Epoch).
+func (s *Service) Epoch() string { return s.store.Epoch() }
+
 // OnStored registers fn to be called, synchronously, after every message the
 // service newly stores (not for repeats). Event publishers and live fan-out
 // hook in here.

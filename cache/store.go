@@ -60,6 +60,11 @@ type Store interface {
 	// the position after in that order (the zero Position starts at from).
 	Journal(ctx context.Context, from, to time.Time, after Position, limit int) ([]Ref, error)
 
+	// Epoch names the store's incarnation: fixed for the life of its
+	// data, shared by every node on it, and new when the data is wiped or
+	// restored from a backup. WebSocket positions carry it (NewEpoch).
+	Epoch() string
+
 	// Close releases the engine's resources.
 	Close() error
 }

@@ -3,11 +3,12 @@ package cassandrastore
 import (
 	"bytes"
 	"context"
-	"github.com/heraldmq/herald/internal/timeconv"
 	"math"
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/heraldmq/herald/internal/timeconv"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 	"github.com/google/uuid"

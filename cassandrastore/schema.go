@@ -182,6 +182,13 @@ var tableDefs = []struct{ name, cql string }{
 		journal_bucket_ms bigint,
 		journal_shards int
 	)`},
+	// The keyspace's incarnation (Store.Epoch): one row, written once
+	// with IF NOT EXISTS by the first process to need it, never changed.
+	// A keyspace wiped or restored from a snapshot has another.
+	{"epoch", `CREATE TABLE IF NOT EXISTS %[1]s.epoch (
+		name text PRIMARY KEY,
+		epoch text
+	)`},
 }
 
 // ensureSchema creates the keyspace and the tables that do not exist yet,

@@ -53,8 +53,9 @@ type Store struct {
 
 // conn is an established session and the layout of the keyspace.
 type conn struct {
-	s *gocql.Session
-	l layout
+	s     *gocql.Session
+	l     layout
+	epoch string
 }
 
 const stripeCount = 1024
@@ -155,10 +156,14 @@ func (st *Store) connectLoop(ctx context.Context) {
 		}
 		if err == nil {
 			var l layout
+			var epoch string
 			schemaCtx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 			l, err = ensureSchema(schemaCtx, sess, st.opts)
+			if err == nil {
+				epoch, err = ensureEpoch(schemaCtx, sess, st.opts.Keyspace)
+			}
 			cancel()
-			if err == nil && st.publish(&conn{s: sess, l: l}) {
+			if err == nil && st.publish(&conn{s: sess, l: l, epoch: epoch}) {
 				connected = true
 				log.Info("cassandra: connected", "attempts", attempt)
 				return

@@ -128,7 +128,8 @@ func (downStore) Journal(context.Context, time.Time, time.Time, cache.Position, 
 	return nil, herald.Unavailable("journal", errStoreDown)
 }
 
-func (downStore) Close() error { return nil }
+func (downStore) Close() error  { return nil }
+func (downStore) Epoch() string { return "0000000000000000" }
 
 func TestUnavailableStoreAnswers503WithRetryAfter(t *testing.T) {
 	h := newHandler(downStore{})

@@ -68,3 +68,6 @@ func (s *CacheStore) Journal(ctx context.Context, from, to time.Time, after cach
 }
 
 func (s *CacheStore) Close() error { return s.next.Close() }
+
+// Epoch is the wrapped store's.
+func (s *CacheStore) Epoch() string { return s.next.Epoch() }

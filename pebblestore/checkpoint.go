@@ -12,7 +12,8 @@ import (
 // immutable table files (or copies them across file systems) and copies
 // the WAL, the MANIFEST and the OPTIONS, after syncing the WAL so that
 // every write acknowledged before the call (SQS writes included, which are
-// synced lazily) is in the copy. The copy is a data directory Open accepts.
+// synced lazily) is in the copy. The copy is a data directory Open accepts,
+// with an epoch of its own (Epoch): restoring it changes the epoch.
 func (db *DB) Checkpoint(ctx context.Context, dir string) error {
 	if err := db.enter(ctx, "checkpoint"); err != nil {
 		return err
@@ -20,6 +21,9 @@ func (db *DB) Checkpoint(ctx context.Context, dir string) error {
 	defer db.leave()
 	if err := db.pdb.Checkpoint(dir, pebble.WithFlushedWAL()); err != nil {
 		return fmt.Errorf("pebblestore: checkpoint into %s: %w", dir, err)
+	}
+	if err := renewEpoch(dir, db.opts); err != nil {
+		return fmt.Errorf("pebblestore: new epoch for the checkpoint in %s: %w", dir, err)
 	}
 	return nil
 }

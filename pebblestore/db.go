@@ -30,9 +30,11 @@ const (
 // DB is a Herald message store in one Pebble database. It implements
 // cache.Store and is safe for concurrent use.
 type DB struct {
-	pdb *pebble.DB
-	now func() time.Time
-	log *slog.Logger
+	pdb   *pebble.DB
+	now   func() time.Time
+	log   *slog.Logger
+	opts  Options // as opened, with defaults: checkpoints reopen their copy with them
+	epoch string  // the store's incarnation (epoch.go)
 
 	// stripes serialize the check-then-write of PutMessage, and the reaper,
 	// per id. Operations on different stripes run, and commit, concurrently.
@@ -66,12 +68,16 @@ func Open(dir string, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, herald.Unavailable("open", err)
 	}
-	db := &DB{pdb: pdb, now: o.Now, log: o.Logger}
+	db := &DB{pdb: pdb, now: o.Now, log: o.Logger, opts: o}
 	db.queues = newQueueStore(db)
 	db.lazy = startLazySync(db)
 	if err := db.checkFormat(); err != nil {
 		_ = pdb.Close()
 		return nil, err
+	}
+	if db.epoch, err = loadEpoch(pdb); err != nil {
+		_ = pdb.Close()
+		return nil, herald.Unavailable("open", err)
 	}
 	if o.ReapInterval > 0 {
 		ctx, cancel := context.WithCancel(context.Background())

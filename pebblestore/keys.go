@@ -13,6 +13,7 @@ import (
 //	prefix  key after the prefix                        value
 //	------  ------------------------------------------  -------------------------
 //	0x00    "format"                                    layout version (formatVersion)
+//	0x00    "epoch"                                     the store's incarnation (epoch.go)
 //	'h'     encPath 0x00 ^ticks(8 BE) ^id(16)           expires ms (8 BE)
 //	'j'     ms(received) id(16)                         expires ms (8 BE)
 //	'm'     id(16), timestamp bytes first               message record (codec.go)
@@ -79,6 +80,9 @@ const (
 
 // keyFormat holds the layout version; Open refuses a DB written with another.
 var keyFormat = []byte{prefixMeta, 'f', 'o', 'r', 'm', 'a', 't'}
+
+// keyEpoch holds the store's incarnation (Store.Epoch).
+var keyEpoch = []byte{prefixMeta, 'e', 'p', 'o', 'c', 'h'}
 
 // formatVersion is the current key layout and record format.
 const formatVersion = "herald-pebblestore/2"

@@ -3,9 +3,10 @@ package pebblestore
 import (
 	"bytes"
 	"encoding/binary"
-	"github.com/heraldmq/herald/internal/timeconv"
 	"math"
 	"time"
+
+	"github.com/heraldmq/herald/internal/timeconv"
 
 	"github.com/heraldmq/herald/cache"
 )

@@ -2,6 +2,7 @@ package ws
 
 import (
 	"encoding/json"
+	"strconv"
 	"sync"
 
 	"github.com/heraldmq/herald/cache"
@@ -64,4 +65,18 @@ func liveFrame(pattern, path string, msg []byte) []byte {
 	b = append(b, msg...)
 	b = append(b, `,"source":"live"}`...)
 	return b
+}
+
+// positionSize bounds what withPosition adds to a frame.
+const positionSize = len(`,"offset":18446744073709551615,"epoch":"0123456789abcdef"`)
+
+// withPosition appends to dst the live frame b (which ends with '}') with
+// the subscription's offset and the store's epoch as its last members.
+func withPosition(dst, b []byte, offset uint64, epoch string) []byte {
+	dst = append(dst, b[:len(b)-1]...)
+	dst = append(dst, `,"offset":`...)
+	dst = strconv.AppendUint(dst, offset, 10)
+	dst = append(dst, `,"epoch":"`...)
+	dst = append(dst, epoch...) // hex digits: nothing to escape
+	return append(dst, `"}`...)
 }

@@ -30,7 +30,13 @@ func TestLiveFrameMatchesEncodingJSON(t *testing.T) {
 	if string(other) == string(got) || !json.Valid(other) {
 		t.Errorf("frame for another pattern: %s", other)
 	}
-	want, _ := json.Marshal(messageFrame{Type: "message", Subscription: "feeds.*.#", Path: "feeds.a.1", Message: toWire(m), Source: sourceLive})
+	// As the writer sends it: with the subscription's offset and the epoch.
+	got = withPosition(nil, got, 18446744073709551615, "0123456789abcdef")
+	if n := len(got) - len(again); n > positionSize {
+		t.Errorf("the position added %d bytes, more than positionSize %d", n, positionSize)
+	}
+	want, _ := json.Marshal(messageFrame{Type: "message", Subscription: "feeds.*.#", Path: "feeds.a.1", Message: toWire(m), Source: sourceLive,
+		Offset: 18446744073709551615, Epoch: "0123456789abcdef"})
 	var g, w any
 	if err := json.Unmarshal(got, &g); err != nil {
 		t.Fatalf("live frame is not JSON: %v\n%s", err, got)

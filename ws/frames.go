@@ -17,7 +17,7 @@ type inFrame struct {
 	Type              string          `json:"type"`
 	Pattern           string          `json:"pattern"`
 	Mode              string          `json:"mode"`
-	Since             string          `json:"since"`
+	Since             json.RawMessage `json:"since"` // a string or a position (recover.go)
 	Limit             int             `json:"limit"`
 	Message           json.RawMessage `json:"message"` // read by publish as POST /v1/messages reads its body
 	Query             string          `json:"query"`
@@ -54,13 +54,16 @@ const (
 	sourceRecover = "recover"
 )
 
-// messageFrame carries one message of a subscription.
+// messageFrame carries one message of a subscription, at its offset in
+// the subscription (1, 2, ... on this connection) in the store's epoch.
 type messageFrame struct {
 	Type         string      `json:"type"`
 	Subscription string      `json:"subscription"`
 	Path         string      `json:"path"`
 	Message      api.Message `json:"message"`
 	Source       string      `json:"source"`
+	Offset       uint64      `json:"offset"`
+	Epoch        string      `json:"epoch"`
 }
 
 // recoveredFrame ends the recover part of a subscription.
@@ -70,6 +73,8 @@ type recoveredFrame struct {
 	Count        int    `json:"count"`
 	Truncated    bool   `json:"truncated"`
 	Oldest       string `json:"oldest,omitempty"`
+	Epoch        string `json:"epoch"`
+	EpochChanged bool   `json:"epoch_changed,omitempty"` // since named another epoch: resynchronise
 }
 
 // latestEndFrame ends the latest part of a subscription: the stored

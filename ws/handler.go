@@ -28,10 +28,11 @@ import (
 // 3000–3499) reconnect, with backoff; 4500–4999 (and 3500–3999) do not
 // reconnect until something changes (a credential, the client's code).
 const (
-	CloseTokenExpired websocket.StatusCode = 4003 // the credential expired while connected: reconnect with a new one
-	CloseMissedPong   websocket.StatusCode = 4004 // no pong to the server's ping in time: reconnect
-	CloseSlowConsumer websocket.StatusCode = 4008 // the send queue overflowed: reconnect with recover
-	CloseAuthFailed   websocket.StatusCode = 4501 // authentication failed at connect (4001 before issue 16): do not retry the same credential
+	CloseTokenExpired      websocket.StatusCode = 4003 // the credential expired while connected: reconnect with a new one
+	CloseMissedPong        websocket.StatusCode = 4004 // no pong to the server's ping in time: reconnect
+	CloseSlowConsumer      websocket.StatusCode = 4008 // the send queue overflowed: reconnect with recover
+	CloseEventsInterrupted websocket.StatusCode = 4009 // the node's live feed was interrupted: reconnect with recover
+	CloseAuthFailed        websocket.StatusCode = 4501 // authentication failed at connect (4001 before issue 16): do not retry the same credential
 )
 
 // Handler serves GET /v1/ws.
@@ -52,7 +53,9 @@ type testHooks struct {
 
 // NewHandler returns the WebSocket endpoint over cfg.Cache and cfg.Events.
 func NewHandler(cfg Config) *Handler {
-	return &Handler{cfg: cfg.withDefaults()}
+	h := &Handler{cfg: cfg.withDefaults()}
+	h.watchResumes()
+	return h
 }
 
 // ServeHTTP upgrades the request and serves the connection until it ends.
@@ -171,6 +174,7 @@ func (c *conn) closeWith(code websocket.StatusCode, reason string) {
 // of frames must be written within WriteTimeout (see stuck.go).
 func (c *conn) writeFrames() {
 	defer c.writingSince.Store(0)
+	var scratch []byte // live frames with their position
 	for {
 		items := c.out.next()
 		if items == nil {
@@ -182,6 +186,10 @@ func (c *conn) writeFrames() {
 				break
 			}
 			b := it.b
+			if it.offset != 0 {
+				scratch = withPosition(scratch[:0], b, it.offset, c.h.cfg.Cache.Epoch())
+				b = scratch
+			}
 			if b == nil {
 				var err error
 				if b, err = marshal(it.v); err != nil {

@@ -1,6 +1,8 @@
 package ws
 
 import (
+	"bytes"
+	"encoding/json"
 	"time"
 
 	"github.com/google/uuid"
@@ -14,14 +16,24 @@ import (
 type recovery struct {
 	from  time.Time      // journal start (time received)
 	after cache.Position // skip journal entries at or before it
-	known bool           // since named a message still stored
+	known bool           // since named (by message_uuid alone) a message still stored
 	limit int
-	since uuid.UUID // since as a message_uuid; uuid.Nil for a time
+	since uuid.UUID // since as a message_uuid (alone or in a position); uuid.Nil for a time
+	epoch string    // since's epoch when it is a position; "" otherwise
+	at    time.Time // a position's received_at: truncated when older than the oldest message kept
+}
+
+// position is since written as a position: the epoch, received_at and
+// message_uuid of the last message a client saw (message_uuid optional).
+type position struct {
+	Epoch       string `json:"epoch"`
+	ReceivedAt  string `json:"received_at"`
+	MessageUUID string `json:"message_uuid"`
 }
 
 // parseRecovery reads since and limit, checking only what the client
 // wrote (so before the subscription is authorized); resolve then looks
-// the message up. since is a message_uuid or an RFC 3339 time.
+// the message up. since is a message_uuid, an RFC 3339 time or a position.
 func (c *conn) parseRecovery(f *inFrame) (*recovery, error) {
 	r := &recovery{limit: c.h.cfg.RecoverLimit}
 	if f.Limit < 0 {
@@ -30,25 +42,77 @@ func (c *conn) parseRecovery(f *inFrame) (*recovery, error) {
 	if f.Limit > 0 {
 		r.limit = min(f.Limit, c.h.cfg.MaxRecoverLimit)
 	}
-	if id, err := uuid.Parse(f.Since); err == nil {
+	if p, ok, err := parsePosition(f.Since); ok {
+		if err != nil {
+			return nil, err
+		}
+		return r, r.fromPosition(p, c.h.cfg.RecoverOverlap)
+	}
+	var since string
+	if err := json.Unmarshal(f.Since, &since); err != nil {
+		return nil, herald.Errorf(herald.EInvalid, "since must be a message_uuid, an RFC 3339 time or a position object")
+	}
+	if id, err := uuid.Parse(since); err == nil {
 		if id.Version() != 1 {
-			return nil, herald.Errorf(herald.EInvalid, "since %s is not a version 1 UUID", f.Since)
+			return nil, herald.Errorf(herald.EInvalid, "since %s is not a version 1 UUID", since)
 		}
 		r.since = id
 		return r, nil
 	}
-	t, err := time.Parse(time.RFC3339Nano, f.Since)
+	t, err := time.Parse(time.RFC3339Nano, since)
 	if err != nil {
-		return nil, herald.Errorf(herald.EInvalid, "since must be a message_uuid or an RFC 3339 time, not %q", herald.Clip(f.Since))
+		return nil, herald.Errorf(herald.EInvalid, "since must be a message_uuid or an RFC 3339 time, not %q", herald.Clip(since))
 	}
 	r.from = t.UTC()
 	return r, nil
 }
 
-// resolve finds where a recovery by message_uuid starts: right after that
-// message, or at its UUID time when it is no longer stored.
+// parsePosition reads since as a position object: ok is false when since
+// is not an object at all.
+func parsePosition(raw json.RawMessage) (p position, ok bool, err error) {
+	raw = bytes.TrimLeft(raw, " \t\r\n")
+	if len(raw) == 0 || raw[0] != '{' {
+		return p, false, nil
+	}
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.DisallowUnknownFields()
+	if err := d.Decode(&p); err != nil {
+		return p, true, herald.Errorf(herald.EInvalid, "since: a position has members epoch, received_at and message_uuid: %s", herald.Clip(err.Error()))
+	}
+	return p, true, nil
+}
+
+// fromPosition sets r's start from p: overlap before its received_at, so
+// that messages stored on other nodes just before it but delivered live
+// after it are sent too (those the client saw come again: it drops them
+// by message_uuid).
+func (r *recovery) fromPosition(p position, overlap time.Duration) error {
+	if !cache.ValidEpoch(p.Epoch) {
+		return herald.Errorf(herald.EInvalid, "since: epoch %q is not an epoch of Herald's (16 hex digits)", herald.Clip(p.Epoch))
+	}
+	at, err := time.Parse(time.RFC3339Nano, p.ReceivedAt)
+	if err != nil {
+		return herald.Errorf(herald.EInvalid, "since: received_at must be an RFC 3339 time, not %q", herald.Clip(p.ReceivedAt))
+	}
+	if p.MessageUUID != "" {
+		id, err := uuid.Parse(p.MessageUUID)
+		if err != nil || id.Version() != 1 {
+			return herald.Errorf(herald.EInvalid, "since: message_uuid %q is not a version 1 UUID", herald.Clip(p.MessageUUID))
+		}
+		r.since = id
+	}
+	r.epoch, r.at, r.from = p.Epoch, at.UTC(), at.UTC().Add(-overlap)
+	if overlap == 0 && r.since != uuid.Nil {
+		r.after = cache.Position{At: r.at, ID: r.since} // strictly after the message
+	}
+	return nil
+}
+
+// resolve finds where a recovery by message_uuid alone starts: right
+// after that message, or at its UUID time when it is no longer stored. A
+// position needs no lookup.
 func (c *conn) resolve(r *recovery) error {
-	if r.since == uuid.Nil {
+	if r.since == uuid.Nil || r.epoch != "" {
 		return nil
 	}
 	m, err := c.h.cfg.Cache.Get(c.ctx, r.since.String())
@@ -77,7 +141,13 @@ func (c *conn) sendRecovery(s *subscription, pat paths.Pattern, r *recovery) err
 	} else if len(first) > 0 {
 		oldest = first[0].ReceivedAt
 	}
-	count, truncated := 0, !r.known && r.from.Before(oldest)
+	epoch := svc.Epoch()
+	changed := r.epoch != "" && r.epoch != epoch
+	start := r.from
+	if r.epoch != "" {
+		start = r.at // the overlap is sent again, not missing
+	}
+	count, truncated := 0, changed || !r.known && start.Before(oldest)
 	cursor := ""
 	from := r.from
 	if from.Before(time.Unix(0, 0)) || from.IsZero() {
@@ -122,6 +192,6 @@ scan:
 		cursor = pg.NextCursor
 	}
 	s.sendPhase(recoveredFrame{Type: "recovered", Subscription: s.pattern, Count: count, Truncated: truncated,
-		Oldest: oldest.UTC().Format(api.TimeFormat)})
+		Oldest: oldest.UTC().Format(api.TimeFormat), Epoch: epoch, EpochChanged: changed})
 	return nil
 }

@@ -7,10 +7,13 @@ import (
 
 // outItem is one frame waiting for the writer: either encoded (b) or a
 // value the writer encodes (v), with its size n counted against the bound.
+// A live message frame shares b with every subscriber and has its offset
+// in the subscription apart: the writer adds it, with the epoch, to b.
 type outItem struct {
-	b []byte
-	v any
-	n int
+	b      []byte
+	v      any
+	n      int
+	offset uint64 // of a live message frame; 0 otherwise
 }
 
 // sendQueue is a connection's bounded (in bytes) queue of outgoing frames.

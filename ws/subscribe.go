@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/google/uuid"
 	"github.com/heraldmq/herald"
@@ -45,6 +46,11 @@ type subscription struct {
 	bufBytes  int
 	sent      map[eventKey]struct{} // sent before going live; nil for live
 	stopped   bool
+
+	// offset counts the message frames queued, of the latest or recover
+	// phase and then live, which never overlap: the next frame's offset
+	// is offset+1.
+	offset atomic.Uint64
 }
 
 // onEvent is the Events callback: it never blocks.
@@ -81,7 +87,8 @@ func (s *subscription) offer(path string, m *cache.Message) {
 		s.c.h.cfg.Logger.Error("websocket frame encoding failed", "err", err)
 		return
 	}
-	s.c.out.offer(outItem{b: frame, n: len(frame)})
+	// A failed offer closes the connection: no later frame shows the gap.
+	s.c.out.offer(outItem{b: frame, n: len(frame) + positionSize, offset: s.offset.Add(1)})
 }
 
 // goLive flushes the buffered events and lets later ones through.
@@ -146,7 +153,7 @@ func (c *conn) subscribe(f *inFrame) error {
 		mode = "live"
 	case "latest":
 	case "recover":
-		if f.Since == "" {
+		if len(f.Since) == 0 || string(f.Since) == "null" || string(f.Since) == `""` {
 			return malformed("member \"since\" is required for mode recover")
 		}
 	default:
@@ -207,7 +214,7 @@ func (c *conn) subscribe(f *inFrame) error {
 	}
 	s.cancel = cancel
 	c.h.stats.Subscriptions.Add(1)
-	c.send(reply("subscribed", f.ID, map[string]any{"pattern": f.Pattern}))
+	c.send(reply("subscribed", f.ID, map[string]any{"pattern": f.Pattern, "epoch": c.h.cfg.Cache.Epoch()}))
 	if mode == "live" {
 		s.goLive()
 		return nil
@@ -254,7 +261,8 @@ func (c *conn) sendHistoric(s *subscription, source, path string, m *cache.Messa
 	}
 	s.sent[eventKey{m.ID, path}] = struct{}{} // only the historic phase touches sent before goLive
 	return s.putPhase(outItem{
-		v: messageFrame{Type: "message", Subscription: s.pattern, Path: path, Message: toWire(m), Source: source},
+		v: messageFrame{Type: "message", Subscription: s.pattern, Path: path, Message: toWire(m), Source: source,
+			Offset: s.offset.Add(1), Epoch: c.h.cfg.Cache.Epoch()},
 		n: frameSize(path, m),
 	})
 }

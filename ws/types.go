@@ -42,6 +42,7 @@ const (
 	DefaultPingInterval     = 20 * time.Second
 	DefaultRecoverLimit     = 1000
 	DefaultMaxRecoverLimit  = 10000
+	DefaultRecoverOverlap   = 2 * time.Second
 	DefaultWriteTimeout     = 10 * time.Second
 	DefaultVisibility       = 30
 	DefaultMaxInFlight      = 10
@@ -69,6 +70,7 @@ type Config struct {
 	PingInterval     time.Duration // WebSocket pings; a missing pong closes the connection
 	RecoverLimit     int           // default limit of a recover subscription
 	MaxRecoverLimit  int           // largest limit of recover; most messages of latest
+	RecoverOverlap   time.Duration // how far before a since position recover starts; negative: not at all
 	WriteTimeout     time.Duration // longest wait for one batch of frame writes
 	ReadBufferBytes  int           // read buffer of a connection (DefaultReadBufferBytes)
 	WriteBufferBytes int           // write buffer of a connection; larger frames cost one more write call
@@ -97,6 +99,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxRecoverLimit <= 0 {
 		c.MaxRecoverLimit = DefaultMaxRecoverLimit
+	}
+	switch {
+	case c.RecoverOverlap == 0:
+		c.RecoverOverlap = DefaultRecoverOverlap
+	case c.RecoverOverlap < 0:
+		c.RecoverOverlap = 0
 	}
 	if c.RecoverLimit > c.MaxRecoverLimit {
 		c.RecoverLimit = c.MaxRecoverLimit

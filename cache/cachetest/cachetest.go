@@ -74,6 +74,7 @@ func Run(t *testing.T, open func(t *testing.T) cache.Store) {
 		{"Expiry", s.testExpiry},
 		{"ConcurrentPutsAreEachIndexedOnce", s.testConcurrentPuts},
 		{"CancelledContextReturnsError", s.testCancelledContext},
+		{"EpochIsSetAndStable", s.testEpoch},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, tc.fn)

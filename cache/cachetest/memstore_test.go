@@ -55,10 +55,11 @@ type memStore struct {
 	msgs   map[uuid.UUID]*cache.Message
 	shared bool // Close does nothing, other subtests still use it
 	closed bool
+	epoch  string
 }
 
 func newMemStore() *memStore {
-	return &memStore{msgs: make(map[uuid.UUID]*cache.Message)}
+	return &memStore{msgs: make(map[uuid.UUID]*cache.Message), epoch: cache.NewEpoch()}
 }
 
 func clone(m *cache.Message) *cache.Message {
@@ -219,6 +220,8 @@ func (s *memStore) Journal(ctx context.Context, from, to time.Time, after cache.
 	}
 	return out, nil
 }
+
+func (s *memStore) Epoch() string { return s.epoch }
 
 func (s *memStore) Close() error {
 	s.mu.Lock()

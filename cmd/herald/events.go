@@ -94,6 +94,7 @@ func registerAMQPMetrics(reg prometheus.Registerer, ev *amqp.Events, in *amqp.In
 		gauge("herald_amqp_events_buffer_capacity", "Events that may be buffered before puts wait.", func() float64 { return float64(ev.Stats().Capacity) }),
 		counter("herald_amqp_events_confirmed_total", "Events RabbitMQ confirmed.", func() float64 { return float64(ev.Stats().Confirmed) }),
 		counter("herald_amqp_events_republished_total", "Events published again after a connection loss.", func() float64 { return float64(ev.Stats().Republished) }),
+		counter("herald_amqp_events_resumes_total", "Times this node's event feed resumed after an interruption its live subscribers missed events in (WebSocket connections holding subscriptions are then closed with 4009).", func() float64 { return float64(ev.Stats().Resumes) }),
 		counter("herald_amqp_events_blocked_total", "Publishes that waited for room in the event buffer (back-pressure).", func() float64 { return float64(ev.Stats().Blocked) }),
 		counter("herald_amqp_ingest_stored_total", "Ingested messages newly stored.", func() float64 { return float64(in.Stats().Stored) }),
 		counter("herald_amqp_ingest_requeued_total", "Ingest deliveries requeued for a later retry.", func() float64 { return float64(in.Stats().Requeued) }),

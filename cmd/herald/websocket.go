@@ -48,6 +48,7 @@ func websocketHandler(cfg wsConfig, engine string, creds credentials, grants acc
 		MaxSubscriptions: cfg.maxSubscriptions,
 		RecoverLimit:     cfg.recoverLimit,
 		MaxRecoverLimit:  cfg.maxRecoverLimit,
+		RecoverOverlap:   cfg.overlap(),
 		PingInterval:     cfg.pingInterval,
 		WriteTimeout:     cfg.writeTimeout,
 		ReadBufferBytes:  cfg.readBufferBytes,
@@ -181,5 +182,6 @@ func registerWSMetrics(reg prometheus.Registerer, st *ws.Stats) {
 		counter(closed, closedHelp, prometheus.Labels{"reason": "slow_consumer"}, &st.SlowConsumers),
 		counter(closed, closedHelp, prometheus.Labels{"reason": "missed_pong"}, &st.MissedPongs),
 		counter(closed, closedHelp, prometheus.Labels{"reason": "write_timeout"}, &st.WriteTimeouts),
+		counter(closed, closedHelp, prometheus.Labels{"reason": "events_interrupted"}, &st.EventsInterrupted),
 	)
 }

@@ -17,6 +17,7 @@ type wsConfig struct {
 	maxFrameBytes    int
 	recoverLimit     int
 	maxRecoverLimit  int
+	recoverOverlap   time.Duration
 	pingInterval     time.Duration
 	writeTimeout     time.Duration
 	readBufferBytes  int
@@ -32,8 +33,18 @@ func (c *wsConfig) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.maxFrameBytes, "ws-max-frame-bytes", 1<<20, "largest frame a WebSocket client may send (close code 1009)")
 	fs.IntVar(&c.recoverLimit, "ws-recover-limit", ws.DefaultRecoverLimit, "messages a recover subscription sends when it names no limit")
 	fs.IntVar(&c.maxRecoverLimit, "ws-max-recover-limit", ws.DefaultMaxRecoverLimit, "most messages one recover or latest subscription sends")
+	fs.DurationVar(&c.recoverOverlap, "ws-recover-overlap", ws.DefaultRecoverOverlap, "how far before a since position a recover starts, for messages of other nodes delivered out of order (0: none)")
 	fs.DurationVar(&c.pingInterval, "ws-ping-interval", ws.DefaultPingInterval, "WebSocket ping interval; a pong missing by the next ping closes the connection (4004)")
 	fs.DurationVar(&c.writeTimeout, "ws-write-timeout", ws.DefaultWriteTimeout, "longest a client may hold a write (its TCP window closed) before the connection is ended")
 	fs.IntVar(&c.readBufferBytes, "ws-read-buffer-bytes", ws.DefaultReadBufferBytes, "read buffer of each WebSocket connection")
 	fs.IntVar(&c.writeBufferBytes, "ws-write-buffer-bytes", ws.DefaultWriteBufferBytes, "write buffer of each WebSocket connection; a larger frame costs one more write call")
+}
+
+// overlap is ws.Config.RecoverOverlap: the flag's 0 (none) is negative
+// there, where 0 takes the default.
+func (c *wsConfig) overlap() time.Duration {
+	if c.recoverOverlap <= 0 {
+		return -1
+	}
+	return c.recoverOverlap
 }

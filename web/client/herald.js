@@ -11,11 +11,14 @@
 //
 // The client reconnects by itself, with backoff and full jitter, unless the
 // close code is terminal (see shouldReconnect). After a reconnect it
-// subscribes again to every pattern with `mode: recover` from the last
-// message_uuid it delivered on that subscription (or the time it first
-// subscribed), and to every queue; it drops a message it already delivered
-// (by message_uuid), so the application sees each message once across the
-// seam, within retention and the recover limit.
+// subscribes again to every pattern with `mode: recover` from the position
+// of the latest message it delivered on that subscription (or from the time
+// it first subscribed), and to every queue; it drops a
+// message it already delivered (by message_uuid), so the application sees
+// each message once across the seam, within retention and the recover
+// limit. It checks each message frame's offset: a frame that skips one
+// means frames were lost on the way, and the client reconnects to recover
+// them.
 
 /**
  * Whether a client should reconnect after the server (or the network)
@@ -60,6 +63,9 @@ export class HeraldError extends Error {
 
 const DEDUPE = 1000; // message_uuids remembered per subscription
 
+/** The close code the client uses when a subscription's offsets skip. */
+export const CLOSE_GAP = 4000;
+
 /**
  * @typedef {object} HeraldOptions
  * @property {string} [url] the WebSocket URL; default /v1/ws of the page's own origin
@@ -74,10 +80,10 @@ const DEDUPE = 1000; // message_uuids remembered per subscription
 /**
  * @typedef {object} SubscribeOptions
  * @property {"live" | "latest" | "recover"} [mode="live"] the first subscription's mode; resubscriptions always recover
- * @property {string} [since] recover only: a message_uuid or an RFC 3339 time
+ * @property {string | object} [since] recover only: a message_uuid, an RFC 3339 time or a position {epoch, received_at, message_uuid}
  * @property {number} [limit] recover only: most messages to send
  * @property {number} [recoverLimit] limit of the recover after a reconnect (default: the server's)
- * @property {(frame: object) => void} [onRecovered] the `recovered` frame (frame.truncated: a gap to fill with queries)
+ * @property {(frame: object) => void} [onRecovered] the `recovered` frame (frame.truncated: a gap to fill with queries; frame.epoch_changed: the store was reset, resynchronise)
  * @property {(frame: object) => void} [onLatestEnd] the `latest_end` frame
  */
 
@@ -141,7 +147,10 @@ export class Herald {
    */
   subscribe(pattern, onMessage, options = {}) {
     if (this._subs.has(pattern)) return Promise.reject(new HeraldError("invalid", "already subscribed to " + pattern));
-    const sub = { pattern, onMessage, options, last: null, started: "", made: false, seen: new Set(), waiters: [] };
+    // offset: of the last message frame on this connection; newest: the
+    // position {epoch, received_at, message_uuid} of the message received
+    // latest (by received_at) on this subscription.
+    const sub = { pattern, onMessage, options, offset: 0, newest: null, started: "", made: false, seen: new Set(), waiters: [] };
     this._subs.set(pattern, sub);
     return this._first(sub, () => this._subsFrame(sub), () => this._subs.get(pattern) === sub && this._subs.delete(pattern));
   }
@@ -354,9 +363,10 @@ export class Herald {
   }
 
   // _subsFrame is the subscribe frame of s: as asked the first time; once
-  // the server made the subscription, recover from the last message
-  // delivered (or the time of the first subscription).
+  // the server made the subscription, recover from the position of the
+  // latest message delivered (or from the time of the first subscription).
   _subsFrame(s) {
+    s.offset = 0; // the server numbers a subscription's frames from 1
     if (!s.made) {
       s.started = new Date().toISOString();
       const f = { type: "subscribe", pattern: s.pattern, mode: s.options.mode || "live" };
@@ -364,7 +374,11 @@ export class Herald {
       if (f.mode === "recover" && s.options.limit !== undefined) f.limit = s.options.limit;
       return f;
     }
-    const f = { type: "subscribe", pattern: s.pattern, mode: "recover", since: s.last || s.started };
+    const f = { type: "subscribe", pattern: s.pattern, mode: "recover", since: s.started };
+    // The server starts a little before the position (--ws-recover-overlap)
+    // for messages of other nodes that arrived out of order; repeats are
+    // dropped below.
+    if (s.newest && s.newest.epoch) f.since = s.newest;
     if (s.options.recoverLimit !== undefined) f.limit = s.options.recoverLimit;
     return f;
   }
@@ -377,6 +391,15 @@ export class Herald {
     this._attempt++;
     this._setState("waiting", { code, reason, delay });
     this._timer = setTimeout(() => this._dial(), delay);
+  }
+
+  // _gap handles a message frame of s whose offset is not the next one:
+  // frames were lost between the server and here, so the client closes
+  // the connection and reconnects, recovering what it missed.
+  _gap(s, offset) {
+    this._error(new HeraldError("gap", "subscription " + s.pattern + ": offset " + offset + " after " + s.offset + "; reconnecting to recover"));
+    const sock = this._ws;
+    if (sock) sock.close(CLOSE_GAP, "offset gap");
   }
 
   _end(code, reason) {
@@ -405,12 +428,22 @@ export class Herald {
     switch (f.type) {
       case "message": {
         const s = this._subs.get(f.subscription);
-        const id = f.message && f.message.message_uuid;
-        if (!s || s.seen.has(id)) return;
-        s.seen.add(id);
+        const m = f.message || {};
+        if (!s) return;
+        if (typeof f.offset === "number") {
+          if (f.offset !== s.offset + 1) {
+            this._gap(s, f.offset);
+            return;
+          }
+          s.offset = f.offset;
+        }
+        if (m.received_at && (!s.newest || Date.parse(m.received_at) >= Date.parse(s.newest.received_at))) {
+          s.newest = { epoch: f.epoch || "", received_at: m.received_at, message_uuid: m.message_uuid };
+        }
+        if (s.seen.has(m.message_uuid)) return;
+        s.seen.add(m.message_uuid);
         if (s.seen.size > DEDUPE) s.seen.delete(s.seen.values().next().value);
-        s.last = id;
-        s.onMessage(f.message, f);
+        s.onMessage(m, f);
         return;
       }
       case "recovered": {
