@@ -54,7 +54,7 @@ type server struct {
 	log     strings.Builder
 }
 
-var listenLine = regexp.MustCompile(`addr=(http://[^ ]+)`)
+var listenLine = regexp.MustCompile(`addr=(https?://[^ ]+)`)
 
 // startServer runs herald serve on the embedded engine on a free port with
 // its data in dataDir ("" for a fresh temporary directory) and waits until it
@@ -121,16 +121,17 @@ func launch(t *testing.T, cmd *exec.Cmd, dataDir string, healthy bool) *server {
 		t.Fatalf("herald did not start listening in 30s:\n%s", s.logs())
 	}
 	if healthy {
-		waitHealthy(t, s.URL)
+		waitHealthy(t, http.DefaultClient, s.URL)
 	}
 	return s
 }
 
-func waitHealthy(t *testing.T, url string) {
+// waitHealthy waits until url's /healthz answers 200 to c.
+func waitHealthy(t *testing.T, c *http.Client, url string) {
 	t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
 	for time.Now().Before(deadline) {
-		resp, err := http.Get(url + "/healthz")
+		resp, err := c.Get(url + "/healthz")
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {

@@ -60,6 +60,11 @@ func TestConfigFileSetsFlags(t *testing.T) {
 				t.Errorf("access log %v, reap %v, max batch %d, cache bytes %d", c.ops.accessLog, c.store.reapInterval, c.cache.MaxBatch, c.store.cacheBytes)
 			}
 		}},
+		{"tls keys, flat or grouped", "tls-cert: /etc/herald/tls.crt\ntls:\n  key: /etc/herald/tls.key\n", func(t *testing.T, c serveConfig) {
+			if c.tls.certFile != "/etc/herald/tls.crt" || c.tls.keyFile != "/etc/herald/tls.key" {
+				t.Errorf("tls cert %q, key %q", c.tls.certFile, c.tls.keyFile)
+			}
+		}},
 		{"a list is joined with commas", "cassandra-hosts: [a:9042, b:9042]\n", func(t *testing.T, c serveConfig) {
 			if c.store.cassandraHosts != "a:9042,b:9042" {
 				t.Errorf("cassandra hosts %q", c.store.cassandraHosts)

@@ -27,6 +27,7 @@ import (
 // serveConfig is everything 'herald serve' is told.
 type serveConfig struct {
 	listen      string
+	tls         tlsFlags
 	store       storeConfig
 	aws         awsConfig
 	notify      snsNotifyConfig
@@ -69,7 +70,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 func newServeFlags(cfg *serveConfig, stderr io.Writer) *flag.FlagSet {
 	fs := newFlagSet("serve", "serve [flags]", stderr)
 	fs.StringVar(&cfg.configPath, "config", "", "YAML file of flag values and of queues and topics to create at start-up (docs/configuration.md); flags and HERALD_* variables override it")
-	fs.StringVar(&cfg.listen, "listen", "127.0.0.1:4566", "address to serve HTTP on (host:port; port 0 picks a free one)")
+	fs.StringVar(&cfg.listen, "listen", "127.0.0.1:4566", "address to serve HTTP on, or HTTPS with --tls-cert (host:port; port 0 picks a free one)")
+	cfg.tls.register(fs)
 	cfg.store.register(fs)
 	cfg.aws.register(fs)
 	cfg.notify.register(fs)
@@ -101,6 +103,9 @@ func (c serveConfig) validate() error {
 	case c.cache.MaxLimit < 1 || c.cache.DefaultLimit < 1 || c.cache.DefaultLimit > c.cache.MaxLimit:
 		return errors.New("--default-page-limit must be between 1 and --max-page-limit")
 	}
+	if err := c.tls.validate(); err != nil {
+		return err
+	}
 	return c.ops.validate()
 }
 
@@ -116,8 +121,13 @@ func serve(ctx context.Context, cfg serveConfig, stderr io.Writer) error {
 		// spends far less CPU on GC for little memory. GOGC overrides it.
 		debug.SetGCPercent(400)
 	}
-	// The listener comes first: a port already taken fails the start at
-	// once, before the store is opened or anything runs in the background.
+	// The certificate and the listener come first: a bad pair or a port
+	// already taken fails the start at once, before the store is opened or
+	// anything runs in the background.
+	tlsConfig, err := cfg.tls.serverConfig(log)
+	if err != nil {
+		return err
+	}
 	ln, err := listen(cfg.listen)
 	if err != nil {
 		return err
@@ -204,16 +214,16 @@ func serve(ctx context.Context, cfg serveConfig, stderr io.Writer) error {
 		go rollups.Run(bgCtx)
 	}
 
-	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
-	log.Info("herald listening", append([]any{"addr", "http://" + ln.Addr().String()}, cfg.store.describe()...)...)
-	base := browsableURL(ln.Addr())
+	srv := &http.Server{Handler: handler, TLSConfig: tlsConfig, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	log.Info("herald listening", append([]any{"addr", cfg.tls.scheme() + "://" + ln.Addr().String()}, cfg.store.describe()...)...)
+	base := browsableURL(cfg.tls.scheme(), ln.Addr())
 	log.Info("herald ready", "console", base+"/", "sqs_sns_endpoint", base, "metrics", base+"/metrics")
 
 	if cfg.pprofListen != "" {
 		go servePprof(cfg.pprofListen, log)
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() { errc <- serveHTTP(srv, ln) }()
 	select {
 	case err := <-errc:
 		return err
@@ -250,18 +260,19 @@ func listen(addr string) (net.Listener, error) {
 	return ln, nil
 }
 
-// browsableURL is the base URL a browser or SDK on this machine reaches
-// the listener at: an unspecified host (0.0.0.0, ::) becomes 127.0.0.1.
-func browsableURL(a net.Addr) string {
+// browsableURL is the base URL (scheme http or https) a browser or SDK on
+// this machine reaches the listener at: an unspecified host (0.0.0.0, ::)
+// becomes 127.0.0.1.
+func browsableURL(scheme string, a net.Addr) string {
 	tcp, ok := a.(*net.TCPAddr)
 	if !ok || tcp.IP.IsUnspecified() || tcp.IP == nil {
 		port := ""
 		if ok {
 			port = strconv.Itoa(tcp.Port)
 		}
-		return "http://" + net.JoinHostPort("127.0.0.1", port)
+		return scheme + "://" + net.JoinHostPort("127.0.0.1", port)
 	}
-	return "http://" + tcp.String()
+	return scheme + "://" + tcp.String()
 }
 
 // declare creates the queues and topics of the configuration file.
@@ -274,8 +285,9 @@ func declare(ctx context.Context, cfg serveConfig, queues *queueService, topics 
 	if err != nil {
 		return err
 	}
-	host := strings.TrimPrefix(browsableURL(addr), "http://")
-	if err := declareResources(ctx, fc, queues.svc, topics.svc, cfg.aws, regions, "http", host); err != nil {
+	scheme := cfg.tls.scheme()
+	host := strings.TrimPrefix(browsableURL(scheme, addr), scheme+"://")
+	if err := declareResources(ctx, fc, queues.svc, topics.svc, cfg.aws, regions, scheme, host); err != nil {
 		return fmt.Errorf("%s: %w", cfg.configPath, err)
 	}
 	return nil
