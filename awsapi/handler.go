@@ -15,6 +15,7 @@ import (
 
 	"github.com/heraldmq/herald"
 	"github.com/heraldmq/herald/awsauth"
+	"github.com/heraldmq/herald/internal/reqscheme"
 	"github.com/heraldmq/herald/sqs"
 )
 
@@ -208,7 +209,7 @@ func (h *Handler) serveQuery(w http.ResponseWriter, c *Call) {
 			return
 		}
 		c.Identity, c.Account, c.SenderID = awsauth.Identity{}, "", ""
-		c.Scheme, c.Host = requestScheme(c.Request), c.Request.Host
+		c.Scheme, c.Host = reqscheme.Of(c.Request), c.Request.Host
 	}
 	if c.Action == "" {
 		svc.WriteQueryError(w, c, errMissingAction())
@@ -309,22 +310,9 @@ func (h *Handler) authenticate(c *Call, service string) error {
 		}
 		c.SenderID = id.AccessKey
 	}
-	c.Scheme = requestScheme(c.Request)
+	c.Scheme = reqscheme.Of(c.Request)
 	c.Host = c.Request.Host
 	return nil
-}
-
-// requestScheme is the scheme the client used: https on a TLS connection,
-// else what a TLS-terminating proxy says in X-Forwarded-Proto, else http.
-func requestScheme(r *http.Request) string {
-	if r.TLS != nil {
-		return "https"
-	}
-	proto, _, _ := strings.Cut(r.Header.Get("X-Forwarded-Proto"), ",")
-	if strings.EqualFold(strings.TrimSpace(proto), "https") {
-		return "https"
-	}
-	return "http"
 }
 
 // recoverPanic answers a panicking request with InternalFailure in the

@@ -15,6 +15,7 @@ import (
 	"github.com/heraldmq/herald"
 	"github.com/heraldmq/herald/access"
 	"github.com/heraldmq/herald/api"
+	"github.com/heraldmq/herald/internal/reqscheme"
 	"github.com/heraldmq/herald/sns"
 	"github.com/heraldmq/herald/sqs"
 )
@@ -81,14 +82,7 @@ func (s *Server) SetAdmin(queues QueueAdmin, topics TopicAdmin, node NodeInfo) {
 // their caller.
 func adminCaller(r *http.Request) sqs.Caller {
 	id, _ := access.FromContext(r.Context())
-	return sqs.Caller{Account: id.Account, SenderID: "console:" + id.Subject, Scheme: requestScheme(r), Host: r.Host}
-}
-
-func requestScheme(r *http.Request) string {
-	if r.TLS != nil || r.Header.Get("X-Forwarded-Proto") == "https" {
-		return "https"
-	}
-	return "http"
+	return sqs.Caller{Account: id.Account, SenderID: "console:" + id.Subject, Scheme: reqscheme.Of(r), Host: r.Host}
 }
 
 // adminError turns an SQS or SNS error into Herald's error shape.

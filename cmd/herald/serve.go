@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -214,7 +213,7 @@ func serve(ctx context.Context, cfg serveConfig, stderr io.Writer) error {
 		go rollups.Run(bgCtx)
 	}
 
-	srv := &http.Server{Handler: handler, TLSConfig: tlsConfig, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	srv := &http.Server{Handler: handler, TLSConfig: tlsConfig, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, ErrorLog: serverErrorLog(log)}
 	log.Info("herald listening", append([]any{"addr", cfg.tls.scheme() + "://" + ln.Addr().String()}, cfg.store.describe()...)...)
 	base := browsableURL(cfg.tls.scheme(), ln.Addr())
 	log.Info("herald ready", "console", base+"/", "sqs_sns_endpoint", base, "metrics", base+"/metrics")

@@ -17,6 +17,7 @@ import (
 	"github.com/heraldmq/herald"
 	"github.com/heraldmq/herald/access"
 	"github.com/heraldmq/herald/cache"
+	"github.com/heraldmq/herald/internal/reqscheme"
 	"github.com/heraldmq/herald/metrics"
 	"github.com/heraldmq/herald/rollup"
 	"github.com/heraldmq/herald/sqs"
@@ -131,12 +132,7 @@ type origin struct{ scheme, host string }
 // URL the SQS API gives a client of the same address.
 func withRequestOrigin(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		scheme := "http"
-		proto, _, _ := strings.Cut(r.Header.Get("X-Forwarded-Proto"), ",")
-		if r.TLS != nil || strings.EqualFold(strings.TrimSpace(proto), "https") {
-			scheme = "https"
-		}
-		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), originKey{}, origin{scheme, r.Host})))
+		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), originKey{}, origin{reqscheme.Of(r), r.Host})))
 	})
 }
 
