@@ -76,7 +76,8 @@ func decodeRollupDef(b []byte) (*rollup.Definition, error) {
 }
 
 // PutDefinition writes the definition and creates the rollup's sequence
-// (IF NOT EXISTS: a replaced definition keeps its ID and its sequence).
+// (IF NOT EXISTS: a replaced definition keeps its ID and its sequence),
+// then deletes the last firings of the triggers it dropped.
 func (rs *rollupStore) PutDefinition(ctx context.Context, d *rollup.Definition) error {
 	const op = "put rollup"
 	c, err := rs.st.enter(ctx, op)
@@ -93,6 +94,9 @@ func (rs *rollupStore) PutDefinition(ctx context.Context, d *rollup.Definition) 
 	err = c.s.Query(rs.cql(`INSERT INTO %s.rollup_defs (account, name, id, body) VALUES (?, ?, ?, ?)`),
 		d.Account, d.Name, cqlUUID(d.ID), body).WithContext(ctx).Exec()
 	if err != nil {
+		return herald.Unavailable(op, err)
+	}
+	if err := rs.forgetDroppedTriggers(ctx, c, d); err != nil {
 		return herald.Unavailable(op, err)
 	}
 	return nil
@@ -173,10 +177,11 @@ func (rs *rollupStore) Sources(ctx context.Context) ([]*rollup.Definition, error
 	})
 }
 
-// DeleteDefinition removes the definition, then marks the rollup's
-// sequence deleted: no commit to it succeeds after that, and reads of its
-// rows and events find nothing. Its rows stay until their buckets' TTL
-// (all-time rows stay: a known leftover, see docs/rollups.md).
+// DeleteDefinition deletes the rollup's last firings, removes the
+// definition, then marks the rollup's sequence deleted: no commit to it
+// succeeds after that, and reads of its rows and events find nothing. Its
+// rows stay until their buckets' TTL (all-time rows stay: a known
+// leftover, see docs/rollups.md).
 func (rs *rollupStore) DeleteDefinition(ctx context.Context, account, name string) error {
 	const op = "delete rollup"
 	d, err := rs.GetDefinition(ctx, account, name)
@@ -186,6 +191,9 @@ func (rs *rollupStore) DeleteDefinition(ctx context.Context, account, name strin
 	c, err := rs.st.enter(ctx, op)
 	if err != nil {
 		return err
+	}
+	if err := c.s.Query(rs.cql(`DELETE FROM %s.rollup_last_firing WHERE rollup_id = ?`), cqlUUID(d.ID)).WithContext(ctx).Exec(); err != nil {
+		return herald.Unavailable(op, err)
 	}
 	if err := c.s.Query(rs.cql(`DELETE FROM %s.rollup_defs WHERE account = ? AND name = ?`), account, name).WithContext(ctx).Exec(); err != nil {
 		return herald.Unavailable(op, err)
@@ -413,19 +421,4 @@ func (rs *rollupStore) PendingFirings(ctx context.Context, limit int) ([]rollup.
 		}
 	}
 	return out, nil
-}
-
-// FiringDone deletes the firing from the outbox, with the server's
-// timestamp: larger than any commit's, so a late re-apply of the commit
-// that recorded it never brings it back.
-func (rs *rollupStore) FiringDone(ctx context.Context, id string) error {
-	const op = "rollup firings"
-	c, err := rs.st.enter(ctx, op)
-	if err != nil {
-		return err
-	}
-	if err := c.s.Query(rs.cql(`DELETE FROM %s.rollup_outbox WHERE shard = ? AND id = ?`), stringShard(id, rollupOutboxShards), id).WithContext(ctx).Exec(); err != nil {
-		return herald.Unavailable(op, err)
-	}
-	return nil
 }

@@ -35,7 +35,9 @@ import (
 //     committed n+1 first, nothing of this attempt counts: the node brings
 //     itself up to date (sync) and starts again at 1.
 //  5. It applies the record: the rows' values, the event records, the
-//     firings, all USING TIMESTAMP n+1, then rollup_applied = n+1.
+//     firings, all USING TIMESTAMP n+1 (the triggers' last firings with
+//     timestamps derived from it, rollup_lastfiring.go), then
+//     rollup_applied = n+1.
 //
 // Why it is exact: commits are totally ordered by the transaction, and
 // commit n+1's values are those of commit n plus the batch, read after
@@ -583,6 +585,9 @@ func (rs *rollupStore) apply(ctx context.Context, c *conn, d *rollup.Definition,
 		oshard := stringShard(f.ID, rollupOutboxShards)
 		ws.add(fmt.Sprintf("o%d", oshard), rs.cql(`INSERT INTO %s.rollup_outbox (shard, id, body) VALUES (?, ?, ?) USING TIMESTAMP ?`),
 			oshard, f.ID, j, seq)
+	}
+	if err := rs.addLastFirings(&ws, d.ID, seq, body.firings); err != nil {
+		return err
 	}
 	if err := c.execN(ctx, &ws, rollupReadWorkers); err != nil {
 		return err

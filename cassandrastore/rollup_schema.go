@@ -109,4 +109,17 @@ var rollupTableDefs = []struct{ name, cql string }{
 		body blob,
 		PRIMARY KEY (shard, id)
 	) WITH ` + leveled},
+
+	// The last firing of each trigger: a partition per rollup, a row per
+	// trigger (at most MaxTriggers), overwritten in place. firing is the
+	// rollup.LastFiring a commit recorded, outcome what became of its
+	// notification; both written with timestamps derived from the
+	// commit's sequence number (rollup_lastfiring.go).
+	{"rollup_last_firing", `CREATE TABLE IF NOT EXISTS %[1]s.rollup_last_firing (
+		rollup_id uuid,
+		trigger text,
+		firing blob,
+		outcome blob,
+		PRIMARY KEY (rollup_id, trigger)
+	) WITH ` + leveled},
 }

@@ -177,29 +177,44 @@ func TestBrowserConsoleRedrive(t *testing.T) {
 }
 
 // TestBrowserConsoleRollups: the console draws a rollup's series with the
-// vendored chart library and lists the top values of its first dimension.
+// vendored chart library and lists the top values of its first dimension;
+// then, without a reload, events cross the threshold of a trigger and the
+// console shows its last firing, published to its topic, at the value
+// that crossed.
 func TestBrowserConsoleRollups(t *testing.T) {
 	chromium := findChromium(t)
 	s := startServer(t, "")
 	ctx := ctxFor(t, 2*time.Minute)
 	name := "console-" + uniqueWord(t)
+	topic := newTopic(t, snsClient(s), nil)
 	def := map[string]any{
 		"event": map[string]any{"id": "id", "time": "time"}, "scopes": [][]string{{"channel"}},
 		"metrics": []string{"plays"}, "dimensions": []string{"city"},
 		"periods": []map[string]any{{"unit": "hour"}, {"unit": "all"}},
+		"triggers": []map[string]any{{"id": "five", "metric": "plays", "scope": map[string]string{"channel": "*"}, "unit": "all",
+			"threshold": 5, "topic_arn": topic}},
 	}
 	if st := call(t, s, http.MethodPut, "/v1/rollups/"+name, def, nil); st != http.StatusCreated {
 		t.Fatalf("PUT rollup: %d", st)
 	}
-	var events []map[string]any
-	for i, city := range []string{"Paris", "Paris", "Oslo"} {
-		events = append(events, map[string]any{"id": fmt.Sprint(i), "time": time.Now().UTC().Format(time.RFC3339), "channel": "c1", "city": city, "plays": 1})
+	send := func(first int, cities ...string) {
+		t.Helper()
+		var events []map[string]any
+		for i, city := range cities {
+			events = append(events, map[string]any{"id": fmt.Sprint(first + i), "time": time.Now().UTC().Format(time.RFC3339), "channel": "c1", "city": city, "plays": 1})
+		}
+		if st := call(t, s, http.MethodPost, "/v1/rollups/"+name+"/events", events, nil); st != http.StatusOK {
+			t.Fatalf("POST events: %d", st)
+		}
 	}
-	if st := call(t, s, http.MethodPost, "/v1/rollups/"+name+"/events", events, nil); st != http.StatusOK {
-		t.Fatalf("POST events: %d", st)
-	}
-	pageURL := s.URL + "/?rollup=" + name + "&unit=hour&scope.channel=c1&check=k:" + name + ":2"
+	send(0, "Paris", "Paris", "Oslo")
+	pageURL := s.URL + "/?rollup=" + name + "&unit=hour&scope.channel=c1&check=k:" + name + ":2,f:" + name + ":6"
+	crossed := false
 	title := watchPage(t, ctx, chromium, pageURL, func(title string) bool {
+		if title == "CONSOLE STEP 1" && !crossed {
+			send(3, "Paris", "Paris", "Paris") // 3 plays to 6: the trigger at 5 fires
+			crossed = true
+		}
 		return title == "CONSOLE PASS" || strings.HasPrefix(title, "CONSOLE FAIL")
 	})
 	if title != "CONSOLE PASS" {

@@ -121,7 +121,8 @@ func waitTotals(t *testing.T, s *server, name string, want map[string]int64, wit
 // take the same events (every batch posted to both), one node is killed
 // half-way; a threshold trigger and a sliding-window trigger each fire
 // once, and their firings reach an SQS queue and an HTTP endpoint through
-// a topic (at least once: receivers dedupe by firing_id).
+// a topic (at least once: receivers dedupe by firing_id); both nodes then
+// show each trigger's last firing, the one received, published.
 func TestRollupTriggersFireOnceAcrossTwoNodes(t *testing.T) {
 	requireCassandra(t)
 	requireRedis(t)
@@ -219,4 +220,44 @@ func TestRollupTriggersFireOnceAcrossTwoNodes(t *testing.T) {
 	check("queue", collect(fromQueue))
 	check("endpoint", collect(fromEndpoint))
 	waitTotals(t, nodes[1], name, map[string]int64{"c": 150}, 10*time.Second)
+	received := collect(fromQueue)
+	for i, s := range nodes {
+		waitLastFirings(t, s, name, func(id, firing string, total int64, published bool) bool {
+			_, ok := received[id][firing]
+			return ok && total == want[id] && published
+		}, fmt.Sprintf("node %d", i))
+	}
+}
+
+// waitLastFirings waits until every trigger of rollup name, read from s,
+// has a last firing that ok accepts, or fails after 10 s.
+func waitLastFirings(t *testing.T, s *server, name string, ok func(trigger, firing string, total int64, published bool) bool, where string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var d struct {
+			Triggers []struct {
+				ID         string
+				LastFiring *struct {
+					FiringID  string `json:"firing_id"`
+					Total     int64
+					Published bool
+				} `json:"last_firing"`
+			}
+		}
+		call(t, s, http.MethodGet, "/v1/rollups/"+name, nil, &d)
+		good := len(d.Triggers) > 0
+		for _, tr := range d.Triggers {
+			lf := tr.LastFiring
+			good = good && lf != nil && ok(tr.ID, lf.FiringID, lf.Total, lf.Published)
+		}
+		if good {
+			return
+		}
+		if time.Now().After(deadline) {
+			b, _ := json.Marshal(d.Triggers)
+			t.Fatalf("%s: triggers %s", where, b)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }

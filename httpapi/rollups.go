@@ -51,7 +51,18 @@ func (s *Server) putRollup(w http.ResponseWriter, r *http.Request) {
 	if created {
 		status = http.StatusCreated
 	}
-	writeJSON(w, status, d)
+	s.writeRollup(w, r, status, d)
+}
+
+// writeRollup answers definition d with the last firing of each of its
+// triggers (rollup.View).
+func (s *Server) writeRollup(w http.ResponseWriter, r *http.Request, status int, d *rollup.Definition) {
+	v, err := s.rollups.View(r.Context(), d)
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	writeJSON(w, status, v)
 }
 
 func (s *Server) putTrigger(w http.ResponseWriter, r *http.Request) {
@@ -77,7 +88,7 @@ func (s *Server) putTrigger(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, d)
+	s.writeRollup(w, r, http.StatusOK, d)
 }
 
 func (s *Server) deleteTrigger(w http.ResponseWriter, r *http.Request) {
@@ -94,7 +105,7 @@ func (s *Server) getRollup(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, d)
+	s.writeRollup(w, r, http.StatusOK, d)
 }
 
 func (s *Server) deleteRollup(w http.ResponseWriter, r *http.Request) {
@@ -107,8 +118,8 @@ func (s *Server) deleteRollup(w http.ResponseWriter, r *http.Request) {
 
 // rollupList is the answer of GET /v1/rollups.
 type rollupList struct {
-	Rollups []*rollup.Definition `json:"rollups"`
-	Next    string               `json:"next,omitempty"` // pass as after for the next page
+	Rollups []*rollup.View `json:"rollups"`
+	Next    string         `json:"next,omitempty"` // pass as after for the next page
 }
 
 func (s *Server) listRollups(w http.ResponseWriter, r *http.Request) {
@@ -127,10 +138,12 @@ func (s *Server) listRollups(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, err)
 		return
 	}
-	out := rollupList{Rollups: list}
-	if out.Rollups == nil {
-		out.Rollups = []*rollup.Definition{}
+	views, err := s.rollups.Views(r.Context(), list)
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
 	}
+	out := rollupList{Rollups: views}
 	if len(list) == limit {
 		out.Next = list[len(list)-1].Name
 	}

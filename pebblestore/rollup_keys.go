@@ -17,13 +17,14 @@ import (
 //	'E' expiry ms(8 BE) rollupID(16) eventID                  empty: when a committed event's record may go
 //	'F' firingID                                              empty: this crossing fired (never again)
 //	'O' firingID                                              firing to publish (JSON), until published
+//	'L' rollupID(16) triggerID                                the trigger's last firing (JSON rollup.LastFiring)
 //	'X' expiry ms(8 BE) rollupID(16) unit(1) bucket(8 BE)     account 0x00 name: when a bucket leaves its retention
 //
 // partition is uvarint(scope) uvarint(len key) key unit(1) bucket(8 BE,
 // sign bit flipped) uvarint(dim+1): a partition's rows (its dimension's
 // values) are one key range in byte order of their values, so a top-N
 // query reads one range per bucket. Everything of a rollup is under its ID,
-// so deleting it is two range deletions.
+// so deleting it is a range deletion per keyspace.
 const (
 	prefixRollupDef   byte = 'R' // rollup definitions by account and name
 	prefixRollupRow   byte = 'C' // rollup counter rows
@@ -31,6 +32,7 @@ const (
 	prefixEventExpiry byte = 'E' // committed events by expiry, for the reaper
 	prefixFired       byte = 'F' // trigger crossings that fired
 	prefixOutbox      byte = 'O' // trigger firings not yet published
+	prefixLastFiring  byte = 'L' // the last firing of each trigger
 	prefixBucketEnd   byte = 'X' // rollup buckets by the end of their retention, for the reaper
 )
 

@@ -26,8 +26,13 @@ var _ rollup.Store = (*RollupStore)(nil)
 // applies whole or not at all. A commit reads no row, except those a
 // trigger watches. Obtain it with DB.Rollups; it is closed with the DB.
 type RollupStore struct {
-	db    *DB
-	locks stripedLocks // by definition key (definitions) and rollup ID (commits)
+	db *DB
+	// locks are by rollup ID: commits, last firings, the reaper. defLocks
+	// are by definition key (deletes), taken before a rollup's ID lock
+	// when both are: two sets, so that a definition key and an ID never
+	// fall on one stripe.
+	locks    stripedLocks
+	defLocks stripedLocks
 }
 
 // rowDecoder decodes a stored row of n metrics (for get).
@@ -50,7 +55,9 @@ type rollupStoreOnce struct {
 func (db *DB) Rollups() rollup.Store { return db.rollupStore() }
 
 func (db *DB) rollupStore() *RollupStore {
-	db.rollups.once.Do(func() { db.rollups.store = &RollupStore{db: db, locks: newStripedLocks(6)} })
+	db.rollups.once.Do(func() {
+		db.rollups.store = &RollupStore{db: db, locks: newStripedLocks(6), defLocks: newStripedLocks(6)}
+	})
 	return db.rollups.store
 }
 
@@ -63,7 +70,13 @@ func (s *RollupStore) PutDefinition(ctx context.Context, d *rollup.Definition) e
 		return err
 	}
 	defer s.db.leave()
-	if err := s.db.pdb.Set(rollupDefKey(d.Account, d.Name), b, pebble.Sync); err != nil {
+	defer s.locks.lock(d.ID[:])()
+	wb := s.db.pdb.NewBatch()
+	defer wb.Close()
+	if err := errors.Join(s.forgetDroppedTriggers(wb, d), wb.Set(rollupDefKey(d.Account, d.Name), b, nil)); err != nil {
+		return herald.Unavailable("put rollup", err)
+	}
+	if err := wb.Commit(pebble.Sync); err != nil {
 		return herald.Unavailable("put rollup", err)
 	}
 	return nil
@@ -134,7 +147,7 @@ func (s *RollupStore) DeleteDefinition(ctx context.Context, account, name string
 	}
 	defer s.db.leave()
 	key := rollupDefKey(account, name)
-	defer s.locks.lock(key)()
+	defer s.defLocks.lock(key)()
 	d, found, err := get(s.db, key, decodeDefinition)
 	switch {
 	case err != nil:
@@ -142,12 +155,14 @@ func (s *RollupStore) DeleteDefinition(ctx context.Context, account, name string
 	case !found:
 		return notFoundRollup(account, name)
 	}
+	defer s.locks.lock(d.ID[:])()
 	b := s.db.pdb.NewBatch()
 	defer b.Close()
-	rows, events := rollupPrefix(prefixRollupRow, d.ID), rollupPrefix(prefixRollupEvent, d.ID)
+	rows, events, last := rollupPrefix(prefixRollupRow, d.ID), rollupPrefix(prefixRollupEvent, d.ID), rollupPrefix(prefixLastFiring, d.ID)
 	if err := errors.Join(b.Delete(key, nil),
 		b.DeleteRange(rows, prefixEnd(rows), nil),
-		b.DeleteRange(events, prefixEnd(events), nil)); err != nil {
+		b.DeleteRange(events, prefixEnd(events), nil),
+		b.DeleteRange(last, prefixEnd(last), nil)); err != nil {
 		return herald.Unavailable("delete rollup", err)
 	}
 	if err := b.Commit(pebble.Sync); err != nil {
@@ -279,28 +294,29 @@ func (s *RollupStore) writeRows(wb *pebble.Batch, d *rollup.Definition, b *rollu
 		}
 		return old, cur, nil
 	}
+	var firings []rollup.Firing
 	for row := range b.Rows() {
 		if !d.Watches(row) {
 			continue
 		}
 		old, cur, err := lookup(row)
-		if err == nil {
-			var firings []rollup.Firing
-			firings, err = d.Crossings(row, old, cur, now, lookup)
-			if err == nil {
-				err = s.fire(wb, firings)
-			}
-		}
 		if err != nil {
 			return err
 		}
+		f, err := d.Crossings(row, old, cur, now, lookup)
+		if err != nil {
+			return err
+		}
+		firings = append(firings, f...)
 	}
-	return nil
+	return s.fire(wb, d, firings)
 }
 
-// fire records firings in wb: each ID once ever ('F'), queued for
-// publishing ('O'). The caller holds the rollup's lock.
-func (s *RollupStore) fire(wb *pebble.Batch, firings []rollup.Firing) error {
+// fire records firings of rollup d in wb: each ID once ever ('F'),
+// queued for publishing ('O'), the last of each trigger as its last
+// firing ('L'). The caller holds the rollup's lock.
+func (s *RollupStore) fire(wb *pebble.Batch, d *rollup.Definition, firings []rollup.Firing) error {
+	var fresh []rollup.Firing
 	for _, f := range firings {
 		key := firingKey(prefixFired, f.ID)
 		if _, found, err := get(s.db, key, func(v []byte) (struct{}, error) { return struct{}{}, nil }); err != nil || found {
@@ -311,6 +327,12 @@ func (s *RollupStore) fire(wb *pebble.Batch, firings []rollup.Firing) error {
 			return err
 		}
 		if err := errors.Join(wb.Set(key, nil, nil), wb.Set(firingKey(prefixOutbox, f.ID), b, nil)); err != nil {
+			return err
+		}
+		fresh = append(fresh, f)
+	}
+	for _, f := range rollup.LastOfEach(fresh) {
+		if err := setLastFiring(wb, d.ID, f.Trigger, f.Last()); err != nil {
 			return err
 		}
 	}
@@ -340,17 +362,6 @@ func (s *RollupStore) PendingFirings(ctx context.Context, limit int) ([]rollup.F
 		return nil, herald.Unavailable("rollup firings", err)
 	}
 	return out, nil
-}
-
-func (s *RollupStore) FiringDone(ctx context.Context, id string) error {
-	if err := s.db.enter(ctx, "rollup firings"); err != nil {
-		return err
-	}
-	defer s.db.leave()
-	if err := s.db.pdb.Delete(firingKey(prefixOutbox, id), pebble.Sync); err != nil {
-		return herald.Unavailable("rollup firings", err)
-	}
-	return nil
 }
 
 func (s *RollupStore) ReadRows(ctx context.Context, d *rollup.Definition, rows []rollup.Row) ([][]int64, error) {

@@ -71,7 +71,8 @@ func (s *Service) DeleteTrigger(ctx context.Context, name, id string) error {
 // publishFirings publishes the pending firings until none is left or one
 // fails (it is tried again on the next round): at least once each, as
 // the rollup's account, with the firing's ID in the message so that
-// receivers can drop a repeat.
+// receivers can drop a repeat. It records each outcome in the trigger's
+// last firing: published, or why the attempt failed.
 func (s *Service) publishFirings(ctx context.Context) {
 	for ctx.Err() == nil {
 		firings, err := s.store.PendingFirings(ctx, 100)
@@ -88,14 +89,25 @@ func (s *Service) publishFirings(ctx context.Context) {
 			if err != nil {
 				s.Stats.FiringsFailed.Add(1)
 				s.log().Warn("rollup: cannot publish a trigger's firing; retrying", "rollup", f.Rollup, "trigger", f.Trigger, "topic", f.TopicARN, "err", err)
+				if err := s.store.FiringFailed(ctx, f, s.cfg.Clock(), publishError(err)); err != nil {
+					s.log().Warn("rollup: cannot record a failed publish", "rollup", f.Rollup, "trigger", f.Trigger, "err", err)
+				}
 				return
 			}
-			if err := s.store.FiringDone(ctx, f.ID); err != nil {
+			if err := s.store.FiringDone(ctx, f, s.cfg.Clock()); err != nil {
 				return
 			}
 			s.Stats.Fired.Add(1)
 		}
 	}
+}
+
+// publishError is what a trigger's last firing says of a failed
+// publish: the error's code and message, as SNS would answer the
+// rollup's account (never its internal cause).
+func publishError(err error) string {
+	e := sns.AsError(err)
+	return herald.ClipMessage(e.Code + ": " + e.Message)
 }
 
 // runFirings publishes firings every FiringInterval until ctx ends.

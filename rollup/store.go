@@ -51,7 +51,8 @@ func PartitionOf(r Row) Partition {
 // definition's ID, so a rollup deleted and defined again starts empty.
 type Store interface {
 	// PutDefinition stores d (Normalize'd, with ID set), replacing the
-	// definition of the same account and name.
+	// definition of the same account and name, and forgets the last
+	// firings of the triggers d no longer has.
 	PutDefinition(ctx context.Context, d *Definition) error
 	// GetDefinition returns a definition; herald ENotFound if none.
 	GetDefinition(ctx context.Context, account, name string) (*Definition, error)
@@ -62,8 +63,9 @@ type Store interface {
 	// source: a queue, a cache pattern or an AMQP routing key (for the
 	// consumers of Service.Run).
 	Sources(ctx context.Context) ([]*Definition, error)
-	// DeleteDefinition forgets a definition, and with it its rows and
-	// events (at once or in the background); herald ENotFound if none.
+	// DeleteDefinition forgets a definition, and with it its rows,
+	// events and last firings (at once or in the background; its last
+	// firings are never read again); herald ENotFound if none.
 	DeleteDefinition(ctx context.Context, account, name string) error
 
 	// Committed returns the IDs of those of events that are committed to
@@ -76,15 +78,26 @@ type Store interface {
 	// Commit that returned an error other than that applied nothing.
 	// With the rows it writes the firings of d's triggers that the new
 	// values cross (Definition.Crossings), each firing ID at most once
-	// ever, for PendingFirings.
+	// ever, for PendingFirings, and makes the last of each trigger
+	// (LastOfEach) that trigger's last firing.
 	Commit(ctx context.Context, d *Definition, b *Batch, now time.Time) error
 
 	// PendingFirings returns up to limit trigger firings committed but not
 	// yet published (Commit records a firing, once per ID ever, in the
 	// same atomic write as the rows whose change made it).
 	PendingFirings(ctx context.Context, limit int) ([]Firing, error)
-	// FiringDone forgets a pending firing once it was published.
-	FiringDone(ctx context.Context, id string) error
+	// FiringDone forgets pending firing f once it was published at at,
+	// and records that in its trigger's last firing if f still is it
+	// (LastFiring.SetPublished).
+	FiringDone(ctx context.Context, f Firing, at time.Time) error
+	// FiringFailed records in f's trigger's last firing, if f still is
+	// it and was not published, that publishing f failed at at for
+	// reason (LastFiring.SetFailed); f stays pending.
+	FiringFailed(ctx context.Context, f Firing, at time.Time, reason string) error
+	// LastFirings returns the last firing of each trigger of d that fired
+	// since it was added to d (a trigger removed and added again starts
+	// with none), by trigger ID.
+	LastFirings(ctx context.Context, d *Definition) (map[string]LastFiring, error)
 
 	// ReadRows returns the values of rows (all of d), one slice per row in
 	// the order of d.Metrics, nil for a row never written.

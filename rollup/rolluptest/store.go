@@ -36,6 +36,9 @@ func RunStore(t *testing.T, open func(t *testing.T) rollup.Store) {
 		{"TriggerFiresOncePerRowAndBucket", testTriggerFiresOnce},
 		{"TriggerCrossedByConcurrentWritersFiresOnce", testTriggerConcurrent},
 		{"WindowTriggerFiresWhenTheWindowSumCrosses", testWindowTrigger},
+		{"LastFiringIsRecordedWithTheFiring", testLastFiring},
+		{"LastFiringTellsWhatBecameOfItsNotification", testLastFiringOutcome},
+		{"LastFiringGoesWithItsTriggerAndItsRollup", testLastFiringForgotten},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -368,13 +371,12 @@ func testTriggerFiresOnce(e *env) {
 	if len(got) != 1 || got[0].Total != 4 || got[0].Threshold != 3 || got[0].Trigger != "hot" || got[0].Scope[0] != "c" || got[0].ID == "" {
 		e.t.Fatalf("firings after the crossing: %+v", got)
 	}
-	id := got[0].ID
 	e.commit(d, event("d", "c", "", -3, 0)) // back under
 	e.commit(d, event("e", "c", "", 5, 0))  // and over again
 	if got := e.pending(d); len(got) != 1 {
 		e.t.Fatalf("%d firings pending after a second crossing, want still 1", len(got))
 	}
-	if err := e.s.FiringDone(e.ctx, id); err != nil {
+	if err := e.s.FiringDone(e.ctx, got[0], now); err != nil {
 		e.t.Fatal(err)
 	}
 	e.commit(d, event("f", "c", "", -10, 0), event("g", "c", "", 10, 0))

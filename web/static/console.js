@@ -19,7 +19,9 @@
 // that many; r: after a redrive of the dead-letter queue NAME, which the
 // page starts, it shows that many; l: the paths view shows PATH's latest
 // body as BODY; k: the rollup NAME's chart is drawn and its top table has
-// that many rows, with ?rollup=NAME&unit=...&scope.M=V; s: one message sent
+// that many rows, with ?rollup=NAME&unit=...&scope.M=V; f: the open rollup
+// NAME shows a trigger whose last firing crossed at that value and was
+// published (updated live, without a reload); s: one message sent
 // through the form to the queue NAME, then it shows VISIBLE; x: the queue
 // NAME purged, then it shows VISIBLE; b: one message published through the
 // topic NAME's form), titling itself
@@ -399,6 +401,11 @@ function check() {
     // k:ROLLUP:ROWS: the rollup's chart is drawn and its top table has ROWS rows.
     const drawn = rollupSel && rollupSel.name === s.name && $("rollup-chart").querySelector("canvas");
     got = drawn ? $("top-rows").children.length : undefined;
+  } else if (s.kind === "f") {
+    // f:ROLLUP:VALUE: a trigger of the open rollup shows a published last firing of VALUE.
+    const shown = rollupSel && rollupSel.name === s.name && Array.from($("rollup-triggers").children).some((tr) =>
+      Number(tr.dataset.total) === s.want && tr.lastChild.textContent.startsWith("published "));
+    got = shown ? s.want : undefined;
   } else if (s.kind === "r") {
     if (!s.started && queues.some((x) => x.name === s.name)) {
       s.started = true;
@@ -466,6 +473,11 @@ async function pollRollups() {
     tr.addEventListener("click", () => openRollup(d, {}));
     rows.append(tr);
   }
+  const fresh = rollupSel && rollups.find((x) => x.name === rollupSel.name);
+  if (fresh) {
+    rollupSel = fresh;
+    renderTriggers(fresh);
+  }
   if (!rollupSel && params.get("rollup")) {
     const d = rollups.find((x) => x.name === params.get("rollup"));
     if (d) {
@@ -506,9 +518,42 @@ function openRollup(d, values, unit) {
   u.replaceChildren();
   for (const p of d.periods) { const o = el("option", p.unit); o.value = p.unit; u.append(o); }
   if (unit) u.value = unit;
-  const trig = $("rollup-triggers");
-  trig.replaceChildren();
-  for (const t of d.triggers || []) trig.append(el("li", "trigger " + t.id + ": " + JSON.stringify(t)));
+  renderTriggers(d);
+}
+
+// renderTriggers shows the rule of each trigger of d and its last firing:
+// when, in which bucket and row, at what value, and what became of its
+// notification (published, or the error of the last attempt, retried).
+function renderTriggers(d) {
+  const rows = $("rollup-triggers");
+  rows.replaceChildren();
+  const when = (t) => new Date(t).toLocaleString();
+  for (const t of d.triggers || []) {
+    const tr = el("tr");
+    tr.dataset.trigger = t.id;
+    const where = Object.entries(t.scope || {}).map(([k, v]) => k + " = " + v);
+    if (t.dimension) where.push(t.dimension + " = " + t.value);
+    const rule = t.metric + (t.direction === "down" ? " ≤ " : " ≥ ") + t.threshold + (t.unit === "all" ? " all time" : " per " + t.unit) +
+      (t.window ? " within " + t.window : "") + " (" + where.join(", ") + ") → " + t.topic_arn.split(":").pop();
+    const f = t.last_firing;
+    if (!f) {
+      tr.append(el("td", t.id), el("td", rule), el("td", "never", "note"), el("td"), el("td"), el("td", "", "n"), el("td"));
+    } else {
+      tr.dataset.total = f.total;
+      const outcome = f.published ? el("td", "published " + when(f.published_at)) :
+        f.error ? el("td", "retrying: " + f.error + " (" + when(f.error_at) + ")", "failed") : el("td", "not published yet", "pending");
+      tr.append(el("td", t.id), el("td", rule), el("td", when(f.at)), el("td", t.unit === "all" ? "all time" : f.bucket),
+        el("td", f.scope.join(" / ")), el("td", f.total, "n"), outcome);
+    }
+    rows.append(tr);
+  }
+  if (rows.children.length === 0) {
+    const td = el("td", "No triggers.", "note");
+    td.colSpan = 7;
+    const tr = el("tr");
+    tr.append(td);
+    rows.append(tr);
+  }
 }
 
 function rollupQuery(extra) {
