@@ -68,17 +68,19 @@ func (s *Service) DeleteTrigger(ctx context.Context, name, id string) error {
 	return s.store.PutDefinition(ctx, next)
 }
 
-// publishFirings publishes the pending firings until none is left or one
-// fails (it is tried again on the next round): at least once each, as
-// the rollup's account, with the firing's ID in the message so that
-// receivers can drop a repeat. It records each outcome in the trigger's
-// last firing: published, or why the attempt failed.
+// publishFirings publishes the pending firings, a batch at a time, until
+// none is left or a batch had a failure: at least once each, as the
+// rollup's account, with the firing's ID in the message so that receivers
+// can drop a repeat. A firing whose publish fails is tried again on the
+// next round, and does not hold back the others of its batch (a topic
+// deleted meanwhile would otherwise block every account's triggers).
 func (s *Service) publishFirings(ctx context.Context) {
 	for ctx.Err() == nil {
 		firings, err := s.store.PendingFirings(ctx, 100)
 		if err != nil || len(firings) == 0 {
 			return
 		}
+		failed := false
 		for _, f := range firings {
 			body, _ := json.Marshal(f)
 			subject := "Herald rollup trigger " + f.Trigger
@@ -92,12 +94,16 @@ func (s *Service) publishFirings(ctx context.Context) {
 				if err := s.store.FiringFailed(ctx, f, s.cfg.Clock(), publishError(err)); err != nil {
 					s.log().Warn("rollup: cannot record a failed publish", "rollup", f.Rollup, "trigger", f.Trigger, "err", err)
 				}
-				return
+				failed = true
+				continue
 			}
 			if err := s.store.FiringDone(ctx, f, s.cfg.Clock()); err != nil {
 				return
 			}
 			s.Stats.Fired.Add(1)
+		}
+		if failed {
+			return // the failed ones are first in the next batch: try them next round
 		}
 	}
 }

@@ -116,3 +116,67 @@ func TestLastFiringRecordsThePublish(t *testing.T) {
 		t.Fatalf("FiringsFailed %d, Fired %d", svc.Stats.FiringsFailed.Load(), svc.Stats.Fired.Load())
 	}
 }
+
+// topicsRefusing is a Publisher that refuses one topic and takes the others.
+type topicsRefusing struct {
+	refused   string
+	mu        sync.Mutex
+	published map[string]int // topic ARN → publishes taken
+}
+
+func (p *topicsRefusing) Publish(_ context.Context, _ sns.Caller, in sns.PublishInput) (sns.PublishOutput, error) {
+	if in.TopicARN == p.refused {
+		return sns.PublishOutput{}, sns.ErrNotFound("Topic")
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.published[in.TopicARN]++
+	return sns.PublishOutput{MessageID: "m"}, nil
+}
+
+// TestAFailingFiringDoesNotBlockOthers: firings whose topic refuses them
+// (deleted, say) stay pending and are retried, while the other firings
+// pending with them are published.
+func TestAFailingFiringDoesNotBlockOthers(t *testing.T) {
+	db, err := pebblestore.Open(t.TempDir(), pebblestore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	const gone, alerts = "arn:aws:sns:us-east-1:000000000000:gone", "arn:aws:sns:us-east-1:000000000000:alerts"
+	topics := &topicsRefusing{refused: gone, published: map[string]int{}}
+	svc := rollup.NewService(rollup.Config{Store: db.Rollups(), DefaultAccount: account, Topics: topics})
+	ctx := context.Background()
+	// Five triggers on the refusing topic and one on the other: whatever
+	// order the firings are pending in, the good one is rarely first.
+	trig := func(id, arn string) string {
+		return fmt.Sprintf(`{"id": %q, "metric": "plays", "scope": {"channel": "*"}, "unit": "all", "threshold": 1, "topic_arn": %q}`, id, arn)
+	}
+	put(t, svc, ctx, "plays", `{"event": {"id": "id", "time": "time"}, "scopes": [["channel"]], "metrics": ["plays"],
+		"periods": [{"unit": "all"}], "triggers": [`+trig("g1", gone)+","+trig("g2", gone)+","+trig("g3", gone)+","+
+		trig("g4", gone)+","+trig("g5", gone)+","+trig("ok", alerts)+`]}`)
+	body := fmt.Sprintf(`[{"id": "1", "time": %q, "channel": "c", "plays": 2}]`, time.Now().UTC().Format(time.RFC3339))
+	if _, err := svc.Ingest(ctx, "plays", []byte(body)); err != nil {
+		t.Fatal(err)
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { svc.Run(runCtx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		topics.mu.Lock()
+		n := topics.published[alerts]
+		topics.mu.Unlock()
+		if n == 1 && svc.Stats.FiringsFailed.Load() >= 10 { // the refused ones were tried again
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("published to the good topic %d times (want 1); failed publishes %d", n, svc.Stats.FiringsFailed.Load())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if svc.Stats.Fired.Load() != 1 {
+		t.Fatalf("Fired %d, want 1", svc.Stats.Fired.Load())
+	}
+}
