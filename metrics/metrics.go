@@ -1,6 +1,8 @@
 // Package metrics holds Herald's Prometheus instruments: HTTP requests by
 // route and status with latency histograms, SQS and SNS requests by
-// action, and storage operation latency.
+// action, the latency of every storage operation (decorators of the cache
+// and queue stores and of the SQS Index), per-queue gauges, and the
+// node's summary for the console.
 // Each Herald process has one Metrics, served at GET /metrics.
 package metrics
 
@@ -20,6 +22,7 @@ type Metrics struct {
 	requests        *prometheus.CounterVec
 	requestDuration *prometheus.HistogramVec
 	storeDuration   *prometheus.HistogramVec
+	indexDuration   *prometheus.HistogramVec
 	awsRequests     *prometheus.CounterVec
 	awsDuration     *prometheus.HistogramVec
 }
@@ -43,6 +46,11 @@ func New() *Metrics {
 			Help:    "Time of one storage engine operation, by operation and result (ok or error).",
 			Buckets: prometheus.ExponentialBuckets(0.00001, 2, 22),
 		}, []string{"op", "result"}),
+		indexDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "herald_sqs_index_operation_duration_seconds",
+			Help:    "Time of one operation of the SQS Index (Redis on the Cassandra engine, in process on the embedded one), by operation and result (ok or error).",
+			Buckets: prometheus.ExponentialBuckets(0.00001, 2, 22),
+		}, []string{"op", "result"}),
 		awsRequests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "herald_aws_requests_total",
 			Help: "SQS and SNS API requests answered, by service, action and HTTP status code.",
@@ -53,7 +61,7 @@ func New() *Metrics {
 			Buckets: prometheus.ExponentialBuckets(0.0001, 2, 19),
 		}, []string{"service", "action"}),
 	}
-	m.Registry.MustRegister(m.requests, m.requestDuration, m.storeDuration, m.awsRequests, m.awsDuration,
+	m.Registry.MustRegister(m.requests, m.requestDuration, m.storeDuration, m.indexDuration, m.awsRequests, m.awsDuration,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -82,4 +90,13 @@ func (m *Metrics) ObserveStore(op string, err error, d time.Duration) {
 		result = "error"
 	}
 	m.storeDuration.WithLabelValues(op, result).Observe(d.Seconds())
+}
+
+// ObserveIndex records one SQS Index operation.
+func (m *Metrics) ObserveIndex(op string, err error, d time.Duration) {
+	result := "ok"
+	if err != nil {
+		result = "error"
+	}
+	m.indexDuration.WithLabelValues(op, result).Observe(d.Seconds())
 }

@@ -11,7 +11,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/heraldmq/herald/cache"
 	"github.com/heraldmq/herald/internal/buildinfo"
 	"github.com/heraldmq/herald/metrics"
 )
@@ -57,12 +56,10 @@ func newLogger(level, format string, w io.Writer) (*slog.Logger, error) {
 
 // registerOpsMetrics exposes herald_build_info, the embedded store's size,
 // the SQS message totals and the bounded per-queue series.
-func registerOpsMetrics(reg prometheus.Registerer, db cache.Store, q *queueService, queueLimit int) {
+func registerOpsMetrics(reg prometheus.Registerer, e *engine, q *queueService, queueLimit int) {
 	reg.MustRegister(metrics.BuildInfo(buildinfo.Get()))
-	if d, ok := db.(interface {
-		DiskUsage(context.Context) (uint64, error)
-	}); ok {
-		reg.MustRegister(metrics.StoreSize(d.DiskUsage))
+	if e.diskUsage != nil {
+		reg.MustRegister(metrics.StoreSize(e.diskUsage))
 	}
 	st := q.svc.Stats()
 	reg.MustRegister(

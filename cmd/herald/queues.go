@@ -4,62 +4,33 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/redis/go-redis/v9"
 
 	"github.com/heraldmq/herald/awsapi"
-	"github.com/heraldmq/herald/cache"
-	"github.com/heraldmq/herald/cassandrastore"
 	"github.com/heraldmq/herald/metrics"
-	"github.com/heraldmq/herald/pebblestore"
 	"github.com/heraldmq/herald/redisindex"
 	"github.com/heraldmq/herald/sqs"
-	"github.com/heraldmq/herald/sqs/sqsmem"
 )
 
-// queueService is the SQS service wired to the chosen engine, and what must
-// be closed after it.
+// queueService is the SQS service wired to the engine's queue store,
+// Index and Notifier.
 type queueService struct {
 	svc     *sqs.Service
 	breaker *redisindex.Breaker // nil on the embedded engine
 	closer  func()
 }
 
-// openQueues builds the SQS service on db: on the embedded engine its
+// openQueues builds the SQS service on e: on the embedded engine its
 // queues live in the same Pebble store with the Index in process; on
 // Cassandra the Index and the long-poll wake-ups live in Redis.
-func openQueues(db cache.Store, cfg awsConfig, log *slog.Logger) (*queueService, error) {
+func openQueues(e *engine, cfg awsConfig, log *slog.Logger) (*queueService, error) {
 	if err := cfg.limits.Check(); err != nil {
 		return nil, fmt.Errorf("--sqs-limit: %w", err)
 	}
 	sqsCfg := sqs.Config{Limits: cfg.limits.Limits, Region: cfg.region, ReceiptHandleSecret: []byte(cfg.receiptSecret), Logger: log}
-	switch st := db.(type) {
-	case *pebblestore.DB:
-		svc := sqs.NewService(st.Queues(), sqsmem.NewIndex(sqsmem.IndexOptions{}), sqsmem.NewNotifier(), sqsCfg)
-		return &queueService{svc: svc, closer: func() { svc.Close() }}, nil
-	case *cassandrastore.Store:
-		// Short deadlines on every call: a Redis that stops answering sends
-		// Herald to its degraded mode quickly instead of stalling requests.
-		// Several addresses are the nodes of a Redis Cluster.
-		ro := redisindex.ClientOptions(strings.Split(cfg.redisAddr, ",")...)
-		ro.Password, ro.DB = cfg.redisPassword, cfg.redisDB
-		client := redis.NewUniversalClient(ro)
-		// One circuit breaker for the Index and the Notifier: after a few
-		// failures, calls to Redis fail at once instead of each waiting
-		// for its timeout, until a probe finds Redis back.
-		breaker := redisindex.NewBreaker(redisindex.BreakerOptions{Logger: log})
-		opts := redisindex.Options{Prefix: cfg.redisPrefix, Breaker: breaker}
-		notifier := redisindex.NewNotifier(client, opts)
-		svc := sqs.NewService(st.Queues(), redisindex.New(client, opts), notifier, sqsCfg)
-		return &queueService{svc: svc, breaker: breaker, closer: func() {
-			svc.Close()
-			notifier.Close()
-			client.Close()
-		}}, nil
-	}
-	return nil, fmt.Errorf("no queue service for store %T", db)
+	svc := sqs.NewService(e.queues, e.index, e.notifier, sqsCfg)
+	return &queueService{svc: svc, breaker: e.breaker, closer: func() { svc.Close() }}, nil
 }
 
 // awsHandler is the AWS edge over the queue service, checking signatures
@@ -78,18 +49,6 @@ func awsHandler(q *queueService, t *topicService, creds credentials, cfg awsConf
 
 // runQueues runs the queue service's background work until ctx ends.
 func (q *queueService) run(ctx context.Context) { q.svc.Run(ctx) }
-
-// components is the queue service's part of /healthz: Redis's state when
-// queues use it.
-func (q *queueService) components() map[string]string {
-	if q.breaker == nil {
-		return nil
-	}
-	if q.breaker.Degraded.Load() {
-		return map[string]string{"redis": "degraded"}
-	}
-	return map[string]string{"redis": "ok"}
-}
 
 // registerQueueMetrics exposes the queue service's rebuilds, degraded
 // receives and, on Cassandra, the Redis circuit breaker.

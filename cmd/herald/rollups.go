@@ -13,17 +13,16 @@ import (
 	"github.com/heraldmq/herald/rollup"
 )
 
-// openRollups returns the rollup service on db's rollup store (both
-// engines have one); nil for a store without.
+// openRollups returns the rollup service on the engine's rollup store (both
+// engines have one); nil for an engine without.
 // Its consumers of sources.queue read the queues through queues, as the
 // rollup's account; its live tiles go to cacheSvc, and rollups naming a
 // cache pattern count what events reports stored there.
-func openRollups(db cache.Store, cacheSvc *cache.Service, events *eventsWiring, queues *queueService, account string, requireIdentity bool, log *slog.Logger) *rollup.Service {
-	st, ok := db.(interface{ Rollups() rollup.Store })
-	if !ok {
+func openRollups(e *engine, cacheSvc *cache.Service, events *eventsWiring, queues *queueService, account string, requireIdentity bool, log *slog.Logger) *rollup.Service {
+	if e.rollups == nil {
 		return nil
 	}
-	svc := rollup.NewService(rollup.Config{Store: st.Rollups(), DefaultAccount: account, RequireIdentity: requireIdentity,
+	svc := rollup.NewService(rollup.Config{Store: e.rollups, DefaultAccount: account, RequireIdentity: requireIdentity,
 		Queues: queues.svc, Cache: cacheSvc, Events: events.events, CacheReader: cacheSvc, Logger: log})
 	if events.amqp != nil {
 		opts := *events.amqp

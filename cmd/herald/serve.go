@@ -18,7 +18,6 @@ import (
 	"github.com/heraldmq/herald/cache"
 	"github.com/heraldmq/herald/httpapi"
 	"github.com/heraldmq/herald/metrics"
-	"github.com/heraldmq/herald/pebblestore"
 	"github.com/heraldmq/herald/sns/snshttp"
 	"github.com/heraldmq/herald/web"
 )
@@ -132,11 +131,11 @@ func serve(ctx context.Context, cfg serveConfig, stderr io.Writer) error {
 		return err
 	}
 	defer ln.Close()
-	db, err := openStore(ctx, cfg.store, log)
+	eng, err := openEngine(ctx, cfg.store, cfg.aws, log)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
+	defer eng.close()
 
 	creds, err := loadCredentials(cfg.aws, cfg.ws)
 	if err != nil {
@@ -148,15 +147,16 @@ func serve(ctx context.Context, cfg serveConfig, stderr io.Writer) error {
 	}
 	cfg.cache.RequireIdentity = requireIdentity
 	m := metrics.New()
-	svc := cache.NewService(metrics.InstrumentCacheStore(db, m), cfg.cache)
+	eng.instrument(m)
+	svc := cache.NewService(eng.cache, cfg.cache)
 	handler := httpapi.New(svc, m, log)
 	handler.SetIdentifier(identifier)
 	handler.SetStoreName(cfg.store.engine)
 	if cfg.ops.accessLog {
 		handler.SetAccessLog(log)
 	}
-	if r, ok := db.(interface{ Ready(context.Context) error }); ok {
-		handler.SetReadinessCheck(r.Ready)
+	if eng.ready != nil {
+		handler.SetReadinessCheck(eng.ready)
 	}
 	events, err := openEvents(cfg.amqp, svc, m.Registry, log)
 	if err != nil {
@@ -165,18 +165,18 @@ func serve(ctx context.Context, cfg serveConfig, stderr io.Writer) error {
 	defer events.close()
 	svc.SetEvents(events.events)
 	handler.SetEvents(events.events)
-	queues, err := openQueues(db, cfg.aws, log)
+	queues, err := openQueues(eng, cfg.aws, log)
 	if err != nil {
 		return err
 	}
 	registerQueueMetrics(m.Registry, queues)
-	registerOpsMetrics(m.Registry, db, queues, cfg.ops.metricsQueueLimit)
-	handler.AddComponents(queues.components)
+	registerOpsMetrics(m.Registry, eng, queues, cfg.ops.metricsQueueLimit)
+	handler.AddComponents(eng.components)
 	handler.AddComponents(events.components)
 	defer queues.closer()
-	rollups := openRollups(db, svc, events, queues, cfg.aws.account, requireIdentity, log)
+	rollups := openRollups(eng, svc, events, queues, cfg.aws.account, requireIdentity, log)
 	serveRollups(handler, rollups, m.Registry)
-	topics, err := openTopics(db, svc, cfg.auth.grants.topicGrants(requireIdentity), queues, rollups, cfg.aws, cfg.notify, cfg.store.dataDir, log)
+	topics, err := openTopics(eng, svc, cfg.auth.grants.topicGrants(requireIdentity), queues, rollups, cfg.aws, cfg.notify, cfg.store.dataDir, log)
 	if err != nil {
 		return err
 	}
@@ -201,8 +201,8 @@ func serve(ctx context.Context, cfg serveConfig, stderr io.Writer) error {
 	handler.SetWebSocket(withRequestOrigin(wsHandler))
 	registerWSMetrics(m.Registry, wsHandler.Stats())
 	handler.SetAdmin(queues.svc, topics.svc, nodeInfo(cfg.store.engine, cfg.aws.region))
-	if pdb, ok := db.(*pebblestore.DB); ok {
-		handler.SetBackup(func(ctx context.Context, dir string) error { return backupStore(ctx, pdb, cfg.store.dataDir, dir) }, cfg.store.dataDir)
+	if eng.backup != nil {
+		handler.SetBackup(eng.backup, cfg.store.dataDir)
 	}
 	handler.SetPage(web.Handler(), web.Assets()...)
 	bgCtx, stopBackground := context.WithCancel(context.Background())

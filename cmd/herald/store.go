@@ -1,19 +1,13 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"flag"
 	"fmt"
-	"log/slog"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
-	"github.com/heraldmq/herald/cache"
 	"github.com/heraldmq/herald/cassandrastore"
-	"github.com/heraldmq/herald/pebblestore"
 )
 
 // storeConfig selects and configures the storage engine.
@@ -63,45 +57,6 @@ func parseReplication(text string) (cassandrastore.Replication, error) {
 		dcs[dc] = n
 	}
 	return cassandrastore.Replication{Class: "NetworkTopologyStrategy", DataCenters: dcs}, nil
-}
-
-// openStore opens the configured engine. The Cassandra engine returns at
-// once and connects in the background: until it is connected (and whenever
-// Cassandra is unreachable) requests get 503 and the engine keeps trying.
-func openStore(ctx context.Context, c storeConfig, log *slog.Logger) (cache.Store, error) {
-	switch c.engine {
-	case "embedded":
-		db, err := pebblestore.Open(c.dataDir, pebblestore.Options{ReapInterval: c.reapInterval, CacheBytes: c.cacheBytes, Logger: log})
-		if errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, fmt.Errorf("the data directory %s is locked by another Herald process; stop it or choose another --data-dir", c.dataDir)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("open the embedded store in %s: %w", c.dataDir, err)
-		}
-		return db, nil
-	case "cassandra":
-		repl, err := parseReplication(c.cassandraReplication)
-		if err != nil {
-			return nil, err
-		}
-		var hosts []string
-		for _, h := range strings.Split(c.cassandraHosts, ",") {
-			if h = strings.TrimSpace(h); h != "" {
-				hosts = append(hosts, h)
-			}
-		}
-		st, err := cassandrastore.Open(ctx, cassandrastore.Options{
-			Hosts: hosts, Keyspace: c.cassandraKeyspace, Replication: repl,
-			Consistency: c.cassandraConsistency, LocalDC: c.cassandraLocalDC,
-			Username: c.cassandraUsername, Password: c.cassandraPassword,
-			Timeout: c.cassandraTimeout, Logger: log,
-		})
-		if err != nil {
-			return nil, fmt.Errorf("cassandra store: %w", err)
-		}
-		return st, nil
-	}
-	return nil, fmt.Errorf("--store %q: the engines are embedded and cassandra", c.engine)
 }
 
 // describe names the store for the start-up log line.

@@ -15,9 +15,7 @@ import (
 
 	"github.com/heraldmq/herald/access"
 	"github.com/heraldmq/herald/cache"
-	"github.com/heraldmq/herald/cassandrastore"
 	"github.com/heraldmq/herald/metrics"
-	"github.com/heraldmq/herald/pebblestore"
 	"github.com/heraldmq/herald/rollup"
 	"github.com/heraldmq/herald/sns"
 	"github.com/heraldmq/herald/sns/snshttp"
@@ -36,16 +34,7 @@ type topicService struct {
 // from --sns-signing-key-file/--sns-signing-cert-file, or with one Herald
 // creates and keeps in the data directory (every node of a cluster must
 // share one: configure the files there).
-func openTopics(db cache.Store, cacheSvc *cache.Service, grants func(account string) access.Grants, queues *queueService, rollups *rollup.Service, cfg awsConfig, notify snsNotifyConfig, dataDir string, log *slog.Logger) (*topicService, error) {
-	var store sns.Store
-	switch st := db.(type) {
-	case *pebblestore.DB:
-		store = st.Topics()
-	case *cassandrastore.Store:
-		store = st.Topics()
-	default:
-		return nil, fmt.Errorf("no topic store for %T", db)
-	}
+func openTopics(e *engine, cacheSvc *cache.Service, grants func(account string) access.Grants, queues *queueService, rollups *rollup.Service, cfg awsConfig, notify snsNotifyConfig, dataDir string, log *slog.Logger) (*topicService, error) {
 	signer, err := loadSigner(cfg, dataDir)
 	if err != nil {
 		return nil, err
@@ -66,7 +55,7 @@ func openTopics(db cache.Store, cacheSvc *cache.Service, grants func(account str
 	if rollups != nil {
 		ingester = rollups
 	}
-	svc := sns.NewService(store, sns.Config{
+	svc := sns.NewService(e.topics, sns.Config{
 		Region: cfg.region, Logger: log, Queues: queues.svc, Rollups: ingester,
 		HTTP:     httpDeliverer{d},
 		Paths:    cachePaths{cacheSvc, grants},

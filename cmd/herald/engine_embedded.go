@@ -1,0 +1,38 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"syscall"
+
+	"github.com/heraldmq/herald/pebblestore"
+	"github.com/heraldmq/herald/sqs/sqsmem"
+)
+
+// openEmbedded opens the embedded engine: everything in one Pebble store in
+// --data-dir, the SQS Index and long-poll wake-ups in process.
+func openEmbedded(c storeConfig, log *slog.Logger) (*engine, error) {
+	db, err := pebblestore.Open(c.dataDir, pebblestore.Options{ReapInterval: c.reapInterval, CacheBytes: c.cacheBytes, Logger: log})
+	if errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.EWOULDBLOCK) {
+		return nil, fmt.Errorf("the data directory %s is locked by another Herald process; stop it or choose another --data-dir", c.dataDir)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open the embedded store in %s: %w", c.dataDir, err)
+	}
+	return &engine{
+		name:      "embedded",
+		cache:     db,
+		queues:    db.Queues(),
+		index:     sqsmem.NewIndex(sqsmem.IndexOptions{}),
+		notifier:  sqsmem.NewNotifier(),
+		topics:    db.Topics(),
+		rollups:   db.Rollups(),
+		diskUsage: db.DiskUsage,
+		backup: func(ctx context.Context, dir string) error {
+			return backupStore(ctx, db, c.dataDir, dir)
+		},
+		close: func() { db.Close() },
+	}, nil
+}
