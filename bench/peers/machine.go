@@ -95,7 +95,7 @@ func (r *runner) versions() []version {
 		vs = append(vs, version{"moto", first(r.in.path(motoPython), "-c", "import moto, sys; print(moto.__version__, 'on Python', sys.version.split()[0])")})
 	}
 	if o.ws && o.measures(sysCentrifugo) {
-		vs = append(vs, version{"Centrifugo", first(r.in.path(centrifugoBin), "version")})
+		vs = append(vs, version{"Centrifugo", strings.TrimPrefix(first(r.in.path(centrifugoBin), "version"), "Centrifugo ")})
 	}
 	if o.sqs && o.measures(sysHeraldCassandra) {
 		vs = append(vs, version{"Cassandra", first(r.repo+"/scripts/services", "cql")},

@@ -46,7 +46,7 @@ func parseOptions(args []string) (options, error) {
 	fs := flag.NewFlagSet("peers", flag.ContinueOnError)
 	fs.IntVar(&o.rounds, "rounds", 3, "interleaved rounds; every system runs once per round")
 	fs.DurationVar(&o.duration, "duration", 10*time.Second, "length of each SQS run (each system, scenario and round)")
-	fs.DurationVar(&o.warmup, "warmup", time.Minute, "load ElasticMQ gets before the rounds: its JVM takes 1-2 minutes to reach a steady state")
+	fs.DurationVar(&o.warmup, "warmup", 2*time.Minute, "load ElasticMQ gets before the rounds: its JVM takes minutes of load to reach a steady state (after 1 minute it still gained from round to round)")
 	fs.DurationVar(&o.warmupShort, "warmup-short", 5*time.Second, "load every other SQS server gets before the rounds")
 	fs.DurationVar(&o.pause, "pause", time.Second, "idle time between two runs")
 	fs.StringVar(&only, "only", "", "comma-separated systems to measure, of "+strings.Join(peers, ",")+" (default: all but herald-cassandra; the ceiling and tcpfloor always run)")

@@ -11,7 +11,7 @@ func TestOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.rounds != 3 || o.duration != 10*time.Second || o.warmup != time.Minute || !o.sqs || !o.ws || o.cassandra ||
+	if o.rounds != 3 || o.duration != 10*time.Second || o.warmup != 2*time.Minute || !o.sqs || !o.ws || o.cassandra ||
 		!slices.Equal(o.wsConnections, []int{2000}) || o.measures(sysHeraldCassandra) || !o.measures(sysMoto) || !o.measures(sysCeiling) {
 		t.Fatalf("defaults %+v", o)
 	}

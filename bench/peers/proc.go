@@ -24,12 +24,13 @@ type launch struct {
 
 // server is a running server process, in a process group of its own.
 type server struct {
-	name string
-	url  string // http://127.0.0.1:PORT
-	cmd  *exec.Cmd
-	log  *os.File
-	done chan struct{} // closed when the process has ended
-	err  error         // how it ended, once done
+	name    string
+	url     string // http://127.0.0.1:PORT
+	cmd     *exec.Cmd
+	log     *os.File
+	done    chan struct{} // closed when the process has ended
+	err     error         // how it ended, once done
+	stopped bool
 
 	benchArgs []string
 	// services are processes this program did not start whose CPU counts
@@ -116,7 +117,12 @@ func (s *server) waitReady(ctx context.Context, timeout time.Duration) error {
 }
 
 // stop ends the server's process group: SIGTERM, then SIGKILL after 10s.
+// Stopping it again does nothing.
 func (s *server) stop() {
+	if s.stopped {
+		return
+	}
+	s.stopped = true
 	defer s.log.Close()
 	pgid := s.pid()
 	select {

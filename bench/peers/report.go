@@ -328,22 +328,32 @@ func (rep report) notes(w io.Writer) {
 	}
 	fmt.Fprintf(w, "## What makes these comparisons unfair\n\n")
 	var idle float64
+	idleMost := ""
 	for _, s := range rep.SQS {
-		if s.Seconds > 0 {
-			idle = max(idle, s.IdleCPU/s.Seconds)
+		if s.Seconds > 0 && s.IdleCPU/s.Seconds > idle {
+			idle = s.IdleCPU / s.Seconds
+			top := 0.0
+			for name, v := range s.IdleBy {
+				if v > top {
+					top, idleMost = v, name
+				}
+			}
 		}
+	}
+	if idleMost != "" {
+		idleMost = ", most of it " + idleMost + "'s"
 	}
 	notes := []struct {
 		system, text string
 	}{
-		{"", fmt.Sprintf("The load generator (`herald bench`) and every server share the same %d cores: a system that costs the client more CPU per call leaves itself less. Server CPU-seconds per call separate the systems better than throughput does. All servers run for the whole benchmark, idle while another is measured: at most %.2f CPU-seconds a second between them here.", rep.Machine.CPUs, idle)},
+		{"", fmt.Sprintf("The load generator (`herald bench`) and every server share the same %d cores: a system that costs the client more CPU per call leaves itself less. Server CPU-seconds per call separate the systems better than throughput does. All servers run for the whole benchmark, idle while another is measured: at most %.2f CPU-seconds a second between them here%s.", rep.Machine.CPUs, idle, idleMost)},
 		{sysCeiling, "The ceiling keeps nothing: it answers from fixed replies, reading only entry ids, the bodies to hash and MaxNumberOfMessages."},
-		{sysHerald, "Herald embedded is durable: every send and delete is written to its Pebble store and fsynced (group commit) before the answer. Every peer keeps messages in memory only."},
+		{sysHerald, "Herald embedded is durable: every send is written to its Pebble store and fsynced (group commit) before the answer; receive states and deletes are written too, without waiting for the sync. Every peer keeps messages in memory only."},
 		{sysHeraldCassandra, "Herald on Cassandra + Redis stores messages in Cassandra (one node, on the same machine and cores) and its index in Redis; their CPU is counted apart, after the +."},
 		{sysFauxqs, "fauxqs is single-threaded Node.js (its JavaScript uses one core at most), in memory; started without its per-request log."},
-		{sysElasticMQ, "ElasticMQ runs on the JVM (Pekko HTTP, multi-threaded, default heap), in memory; it was warmed up first, since its JIT takes 1-2 minutes under load to settle."},
+		{sysElasticMQ, "ElasticMQ runs on the JVM (Pekko HTTP, multi-threaded, default heap), in memory; it was warmed up first, since its JIT takes minutes under load to settle (compare its rounds: a figure still improving from one to the next was not at its steady state)."},
 		{sysMoto, "moto is a Python test double (werkzeug's threaded server under the GIL), in memory; its requests are signed (SigV4, client CPU), as it tells SQS from S3 by the signature; started without its per-request log."},
-		{sysCentrifugo, "Herald's fan-out publishes with a durable cache put (POST /v1/messages) and its connections are anonymous; Centrifugo's publishes go through its server API to memory only (no history), and each connection presents an HS256 JWT at connect. Memory per connection is each server's resident memory (its /metrics) grown while the connections opened, over their count; tcpfloor has no server to measure."},
+		{sysCentrifugo, "Herald's fan-out publishes with a durable cache put (POST /v1/messages) and its connections are anonymous; Centrifugo's publishes go through its server API to memory only (no history), and each connection presents an HS256 JWT at connect. Memory per connection is what each server's resident memory and Go heap (its /metrics) grew by while the connections opened, over their count, in a server process started afresh for each run; tcpfloor has no server to measure."},
 	}
 	for _, n := range notes {
 		if n.system == "" || has(n.system) {

@@ -172,31 +172,51 @@ func (r *runner) startAll(ctx context.Context) error {
 				return err
 			}
 		}
-		port, err := freePort()
-		if err != nil {
-			return err
-		}
-		l, err := r.launcher.launch(name, port)
-		if err != nil {
-			return err
-		}
-		s, err := startServer(name, port, l, filepath.Join(r.runDir, name+".log"))
-		if err != nil {
-			return err
-		}
-		r.servers[name] = s
 		r.started = append(r.started, name)
-		if err := s.waitReady(ctx, 3*time.Minute); err != nil {
+		if err := r.start(ctx, name); err != nil {
 			return err
 		}
-		if name == sysHeraldCassandra {
-			if s.services, err = r.cassandra.pids(); err != nil {
-				r.warn("Cassandra and Redis CPU not measured: %v", err)
-			}
-		}
-		r.logf("%s answers on %s (pid %d)", name, s.url, s.pid())
 	}
 	return nil
+}
+
+// start starts the server name on a free port and waits until it answers.
+func (r *runner) start(ctx context.Context, name string) error {
+	port, err := freePort()
+	if err != nil {
+		return err
+	}
+	l, err := r.launcher.launch(name, port)
+	if err != nil {
+		return err
+	}
+	log := filepath.Join(r.runDir, fmt.Sprintf("%s-%d.log", name, port))
+	s, err := startServer(name, port, l, log)
+	if err != nil {
+		return err
+	}
+	r.servers[name] = s
+	if err := s.waitReady(ctx, 3*time.Minute); err != nil {
+		return err
+	}
+	if name == sysHeraldCassandra {
+		if s.services, err = r.cassandra.pids(); err != nil {
+			r.warn("Cassandra and Redis CPU not measured: %v", err)
+		}
+	}
+	r.logf("%s answers on %s (pid %d)", name, s.url, s.pid())
+	return nil
+}
+
+// restart replaces the server name with a fresh process (on the same data
+// directory): a fan-out run's memory per connection is what a process
+// grows by while the connections open, which memory an earlier run freed
+// would hide.
+func (r *runner) restart(ctx context.Context, name string) error {
+	if s := r.servers[name]; s != nil {
+		s.stop()
+	}
+	return r.start(ctx, name)
 }
 
 // startServices starts Cassandra and Redis for Herald on Cassandra.
@@ -235,9 +255,14 @@ func (r *runner) stopAll() {
 }
 
 // warmUp loads each SQS server before the rounds: two thirds of its
-// warm-up with the mix, a third with batches.
+// warm-up with the mix, a third with batches. ElasticMQ goes first, so that
+// its JIT's compilations are over before anything is measured.
 func (r *runner) warmUp(ctx context.Context) {
-	for _, name := range r.sqsOrder() {
+	order := r.sqsOrder()
+	if i := slices.Index(order, sysElasticMQ); i > 0 {
+		order = append([]string{sysElasticMQ}, slices.Delete(order, i, i+1)...)
+	}
+	for _, name := range order {
 		d := r.opts.warmupShort
 		if name == sysElasticMQ {
 			d = r.opts.warmup
@@ -303,6 +328,8 @@ func (r *runner) wsRounds(ctx context.Context) {
 				var s wsSample
 				if name == sysTCPFloor {
 					s = r.runTCPFloor(ctx, n, round+1)
+				} else if err := r.restart(ctx, name); err != nil {
+					s = wsSample{System: name, Round: round + 1, Connections: n, Failed: err.Error()}
 				} else {
 					s = r.runWS(ctx, r.servers[name], n, round+1)
 				}
@@ -332,6 +359,9 @@ func (r *runner) cpuSnapshot() map[int]float64 {
 	cpu := map[int]float64{}
 	for _, name := range r.started {
 		s := r.servers[name]
+		if s == nil {
+			continue
+		}
 		for _, pid := range append([]int{s.pid()}, slices.Collect(maps.Values(s.services))...) {
 			if v, ok := treeCPU(pid, stats); ok {
 				cpu[pid] = v
@@ -342,21 +372,29 @@ func (r *runner) cpuSnapshot() map[int]float64 {
 }
 
 // attribute splits the CPU used between two snapshots: s's own, its
-// services', and everything else's (the other servers, idle).
-func (r *runner) attribute(server *float64, services *map[string]float64, idle *float64, s *server, before, after map[int]float64) {
-	mine := map[int]bool{s.pid(): true}
-	*server = after[s.pid()] - before[s.pid()]
+// services', and the other servers' and services' (idle meanwhile).
+func (r *runner) attribute(sample *sqsSample, s *server, before, after map[int]float64) {
+	sample.ServerCPU = after[s.pid()] - before[s.pid()]
 	for name, pid := range s.services {
-		mine[pid] = true
-		if *services == nil {
-			*services = map[string]float64{}
+		if sample.ServiceCPU == nil {
+			sample.ServiceCPU = map[string]float64{}
 		}
-		(*services)[name] = after[pid] - before[pid]
+		sample.ServiceCPU[name] = after[pid] - before[pid]
 	}
-	for pid, v := range after {
-		if !mine[pid] {
-			*idle += v - before[pid]
+	for _, name := range r.started {
+		o := r.servers[name]
+		if o == nil || o == s {
+			continue
 		}
+		used := after[o.pid()] - before[o.pid()]
+		for _, pid := range o.services {
+			used += after[pid] - before[pid]
+		}
+		if sample.IdleBy == nil {
+			sample.IdleBy = map[string]float64{}
+		}
+		sample.IdleBy[name] = used
+		sample.IdleCPU += used
 	}
 }
 

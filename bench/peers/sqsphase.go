@@ -39,10 +39,12 @@ type sqsSample struct {
 	ServerCPU  float64            `json:"server_cpu_s"`
 	ServiceCPU map[string]float64 `json:"service_cpu_s,omitempty"`
 	ClientCPU  float64            `json:"client_cpu_s"`
-	// IdleCPU is what the other servers, idle meanwhile, used.
-	IdleCPU float64 `json:"idle_servers_cpu_s"`
-	Memory  memory  `json:"server_memory"`
-	Failed  string  `json:"failed,omitempty"`
+	// IdleCPU is what the other servers (and services), idle meanwhile,
+	// used; IdleBy splits it by server.
+	IdleCPU float64            `json:"idle_servers_cpu_s"`
+	IdleBy  map[string]float64 `json:"idle_cpu_s_by_server,omitempty"`
+	Memory  memory             `json:"server_memory"`
+	Failed  string             `json:"failed,omitempty"`
 }
 
 // cpuPer1000 is the server's CPU seconds per 1,000 calls.
@@ -122,7 +124,7 @@ func (r *runner) runSQS(ctx context.Context, s *server, scenario string, round i
 		return sample
 	}
 	sample.Seconds = endAt.Sub(startAt).Seconds()
-	r.attribute(&sample.ServerCPU, &sample.ServiceCPU, &sample.IdleCPU, s, before, after)
+	r.attribute(&sample, s, before, after)
 	sample.ClientCPU = clientB - clientA
 	sample.Elapsed = rep.Elapsed.Seconds()
 	sample.CallsPerSec, sample.MessagesPerSec = rep.CallsPerSec, rep.SentPerSec
