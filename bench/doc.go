@@ -6,4 +6,7 @@
 //
 // BENCHMARKS.md records their results with the machine they ran on. The wrk
 // script put.lua loads a separately running `herald serve` the same way.
+// Two commands live below it: tcpfloor, the plain-TCP floor under a
+// WebSocket fan-out, and peers, which runs Herald side by side with its
+// peers (fauxqs, ElasticMQ, moto, Centrifugo; its README.md).
 package bench

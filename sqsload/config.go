@@ -38,8 +38,26 @@ type Config struct {
 	// queues before reading the server's memory again.
 	Settle   time.Duration
 	Progress io.Writer // where the progress bar is drawn; nil for none
+	// Marks, when set, gets the line MarkLoadStart as the mix's measured
+	// phase begins (after the queues are created and filled) and
+	// MarkLoadEnd as it ends (before they are deleted), so that a harness
+	// can read the server's CPU over the phase alone.
+	Marks io.Writer
 
 	AccessKey, SecretKey, Region string // sign requests with SigV4 when both keys are set
+}
+
+// The lines Config.Marks gets.
+const (
+	MarkLoadStart = "sqsload: load start"
+	MarkLoadEnd   = "sqsload: load end"
+)
+
+// mark writes line to c.Marks, if set.
+func (c Config) mark(line string) {
+	if c.Marks != nil {
+		fmt.Fprintln(c.Marks, line)
+	}
 }
 
 // Validate reports what is wrong with c, if anything, before a run.

@@ -108,8 +108,10 @@ func RunMix(ctx context.Context, cfg Config) (report MixReport, err error) {
 	tally := NewTally(cfg.Concurrency)
 	w := mixWorkers{client: c, cfg: cfg, queues: queues, tally: tally,
 		received: make([][]Message, cfg.Concurrency), handles: make([][]string, cfg.Concurrency)}
+	cfg.mark(MarkLoadStart)
 	report.Cycles = loadgen.Run(ctx, "cycle", loadgen.Config{Concurrency: cfg.Concurrency, Duration: cfg.Duration,
 		Requests: cfg.Requests, Progress: cfg.Progress, Rate: cfg.Rate}, w.cycle)
+	cfg.mark(MarkLoadEnd)
 	report.Elapsed = report.Cycles.Elapsed
 	report.Actions, report.All = tally.Results(report.Elapsed, cfg.Concurrency)
 	report.CallsPerSec = report.All.CallsPerSec

@@ -3,6 +3,7 @@ package sqsload
 import (
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -320,5 +321,43 @@ func TestTallyMergesWorkersAndOrdersActions(t *testing.T) {
 	}
 	if all.Calls != 3 || all.Items != 3 || all.Errors != 1 || all.CallsPerSec != 3 || all.Max != 3*time.Millisecond {
 		t.Fatalf("all %+v", all)
+	}
+}
+
+// markWriter notes, for each mark, the targets of the requests the fake
+// had got when it was written.
+type markWriter struct {
+	f     *fakeSQS
+	marks map[string][]string
+}
+
+func (m *markWriter) Write(p []byte) (int, error) {
+	m.f.mu.Lock()
+	defer m.f.mu.Unlock()
+	var targets []string
+	for _, r := range m.f.requests {
+		targets = append(targets, strings.TrimPrefix(r.Target, "AmazonSQS."))
+	}
+	m.marks[strings.TrimSpace(string(p))] = targets
+	return len(p), nil
+}
+
+func TestMixMarksItsMeasuredPhase(t *testing.T) {
+	f := newFakeSQS(t)
+	marks := &markWriter{f: f, marks: map[string][]string{}}
+	if _, err := RunMix(t.Context(), testConfig(f, "send=1,receive=1,delete=1", func(c *Config) { c.Marks = marks })); err != nil {
+		t.Fatal(err)
+	}
+	start, end := marks.marks[MarkLoadStart], marks.marks[MarkLoadEnd]
+	if len(marks.marks) != 2 || strings.Join(start, ",") != "CreateQueue,CreateQueue" {
+		t.Fatalf("marks %v", marks.marks)
+	}
+	if len(end) != 2+30 || slices.Contains(end, ActionDeleteQueue) {
+		t.Fatalf("at the end mark: %v", end)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if last := f.requests[len(f.requests)-1].Target; last != "AmazonSQS.DeleteQueue" {
+		t.Fatalf("last request %s", last)
 	}
 }

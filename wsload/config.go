@@ -1,9 +1,10 @@
-// Package wsload measures a Herald server's WebSocket gateway
-// (docs/websocket.md): it opens many connections to /v1/ws, each with one
-// live subscription, reads the server's memory per connection from its
-// /metrics, publishes messages through the HTTP API and records the
-// latency of every delivery, from the start of the publish to the frame's
-// arrival on each subscribed connection.
+// Package wsload measures a WebSocket fan-out: Herald's gateway
+// (docs/websocket.md) or, for comparison, a Centrifugo server
+// (Config.Protocol). It opens many connections, each with one live
+// subscription, reads the server's memory per connection from its
+// Prometheus /metrics, publishes messages through the server's HTTP API
+// and records the latency of every delivery, from the start of the publish
+// to the frame's arrival on each subscribed connection.
 package wsload
 
 import (
@@ -19,6 +20,9 @@ import (
 // Config is what Run is told.
 type Config struct {
 	Server          string        // http:// or https:// base URL of the server
+	Protocol        string        // ProtocolHerald (default) or ProtocolCentrifugo
+	APIKey          string        // Centrifugo: the server API key publishes send (X-API-Key)
+	TokenSecret     string        // Centrifugo: HMAC secret of the connection JWTs; empty: connect without a token
 	Connections     int           // WebSocket connections to open
 	Patterns        int           // distinct patterns; connection i subscribes to pattern i % Patterns
 	Messages        int           // messages to publish
@@ -55,6 +59,12 @@ func (c Config) withDefaults() (Config, error) {
 	case c.DialConcurrency < 0:
 		return c, fmt.Errorf("dial concurrency %d: cannot be negative", c.DialConcurrency)
 	}
+	if c.Protocol == "" {
+		c.Protocol = ProtocolHerald
+	}
+	if _, ok := protocols[c.Protocol]; !ok {
+		return c, fmt.Errorf("protocol %q: want %s or %s", c.Protocol, ProtocolHerald, ProtocolCentrifugo)
+	}
 	c.Server = strings.TrimSuffix(c.Server, "/")
 	if c.DialConcurrency == 0 {
 		c.DialConcurrency = 64
@@ -71,12 +81,22 @@ func (c Config) withDefaults() (Config, error) {
 	return c, nil
 }
 
-// wsURL is the server's /v1/ws address.
+// proto is the protocol c names, Herald's when it names none.
+func (c Config) proto() protocol {
+	if p, ok := protocols[c.Protocol]; ok {
+		return p
+	}
+	return protocols[ProtocolHerald]
+}
+
+// wsURL is the server's WebSocket address: /v1/ws for Herald.
 func (c Config) wsURL() string {
-	return "ws" + strings.TrimPrefix(c.Server, "http") + "/v1/ws"
+	return "ws" + strings.TrimPrefix(c.Server, "http") + c.proto().wsPath()
 }
 
 // pattern is the k-th subscription pattern and path the path a message
-// for it is published under.
+// for it is published under (Herald); channel is the k-th channel
+// (Centrifugo).
 func (c Config) pattern(k int) string { return fmt.Sprintf("bench.%s.%d.#", c.Run, k) }
 func (c Config) path(k int) string    { return fmt.Sprintf("bench.%s.%d.m", c.Run, k) }
+func (c Config) channel(k int) string { return fmt.Sprintf("bench-%s-%d", c.Run, k) }

@@ -1,12 +1,8 @@
 package wsload
 
 import (
-	"bytes"
 	"context"
-	"encoding/base64"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -21,20 +17,13 @@ import (
 // a small limit keeps many connections cheap.
 const readLimit = 64 << 10
 
-// frame is the part of a server frame the benchmark reads. Message stays
-// raw: in an error frame it is a string, in a message frame an object.
-type frame struct {
-	Type    string          `json:"type"`
-	ID      string          `json:"id"`
-	Code    string          `json:"code"`
-	Message json.RawMessage `json:"message"`
-}
-
 // subscriber is one connection with its subscription.
 type subscriber struct {
 	ws        *websocket.Conn
+	proto     protocol
 	seen      []uint64        // bitset of the message numbers received
 	buf       []byte          // the frame being read
+	got       []delivery      // the deliveries of the frame being read
 	latencies []time.Duration // of this connection's deliveries: no lock between two reads
 }
 
@@ -56,39 +45,21 @@ func newRecorder(messages, expect int) *recorder {
 	return &recorder{messages: messages, latencies: make([]time.Duration, 0, expect), closes: map[string]int{}}
 }
 
-// connect opens a connection and subscribes it (live) to pattern.
-func connect(ctx context.Context, url, pattern string, timeout time.Duration) (*websocket.Conn, error) {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+// connect opens connection i and subscribes it (live) to its pattern or
+// channel.
+func connect(ctx context.Context, cfg Config, url string, i int) (*websocket.Conn, error) {
+	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
 	c, _, err := websocket.Dial(ctx, url, &websocket.DialOptions{CompressionMode: websocket.CompressionDisabled})
 	if err != nil {
 		return nil, err
 	}
 	c.SetReadLimit(readLimit)
-	sub, _ := json.Marshal(map[string]string{"type": "subscribe", "id": "s", "pattern": pattern, "mode": "live"})
-	if err := c.Write(ctx, websocket.MessageText, sub); err != nil {
+	if err := cfg.proto().subscribe(ctx, c, cfg, i); err != nil {
 		c.CloseNow()
-		return nil, fmt.Errorf("subscribe: %w", err)
+		return nil, err
 	}
-	for {
-		_, b, err := c.Read(ctx)
-		if err != nil {
-			c.CloseNow()
-			return nil, fmt.Errorf("subscribe: %w", err)
-		}
-		var f frame
-		if err := json.Unmarshal(b, &f); err != nil {
-			c.CloseNow()
-			return nil, fmt.Errorf("subscribe: server frame %.100q: %w", b, err)
-		}
-		switch {
-		case f.Type == "subscribed" && f.ID == "s":
-			return c, nil
-		case f.Type == "error":
-			c.CloseNow()
-			return nil, fmt.Errorf("subscribe: %s: %s", f.Code, f.Message)
-		}
-	}
+	return c, nil
 }
 
 // read records the connection's deliveries until the connection is closed:
@@ -108,11 +79,15 @@ func (s *subscriber) read(ctx context.Context, rec *recorder) {
 			}
 			return
 		}
-		n, sent, ok := decodeDelivery(b)
-		if !ok {
-			n = -1
+		var pong bool
+		s.got, pong = s.proto.decode(b, s.got[:0])
+		for _, d := range s.got {
+			s.record(rec, d.n, d.sent, now)
 		}
-		s.record(rec, n, sent, now)
+		if pong {
+			// A failed pong ends the connection, which the next read reports.
+			_ = s.ws.Write(ctx, websocket.MessageText, pongFrame)
+		}
 	}
 }
 
@@ -171,32 +146,6 @@ func (rec *recorder) closedWith(err error) {
 	rec.mu.Lock()
 	rec.closes[why]++
 	rec.mu.Unlock()
-}
-
-// decodeDelivery returns the message number and publish time carried by a
-// live message frame. It scans instead of decoding the JSON: the frames
-// are the server's (a "message" frame starts with its type), and the
-// benchmark's messages carry a body and a metadata object with no member
-// named body, so the first "body" member is the message's.
-func decodeDelivery(b []byte) (n int, sent time.Time, ok bool) {
-	if !bytes.HasPrefix(b, []byte(`{"type":"message"`)) {
-		return 0, time.Time{}, false
-	}
-	i := bytes.Index(b, []byte(`"body":"`))
-	if i < 0 {
-		return 0, time.Time{}, false
-	}
-	enc := b[i+len(`"body":"`):]
-	end := bytes.IndexByte(enc, '"')
-	var raw [64]byte
-	if end < 0 || base64.StdEncoding.DecodedLen(end) > len(raw) {
-		return 0, time.Time{}, false
-	}
-	m, err := base64.StdEncoding.Decode(raw[:], enc[:end])
-	if err != nil {
-		return 0, time.Time{}, false
-	}
-	return parseBody(raw[:m])
 }
 
 // body is what message n published at sent carries.

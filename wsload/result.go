@@ -11,6 +11,7 @@ import (
 
 // Result is what a run measured.
 type Result struct {
+	Protocol          string   `json:"protocol"`
 	Connections       int      `json:"connections"`
 	Connected         int      `json:"connected"`
 	ConnectFailures   int      `json:"connect_failures"`
@@ -91,8 +92,8 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 // String is the text report.
 func (r *Result) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "connections     %d connected of %d (%d failed), %d pattern(s), in %.2fs (%.0f/s)\n",
-		r.Connected, r.Connections, r.ConnectFailures, r.Patterns, r.ConnectSeconds, r.ConnectsPerSecond)
+	fmt.Fprintf(&b, "connections     %d connected of %d (%d failed), %d pattern(s), in %.2fs (%.0f/s), protocol %s\n",
+		r.Connected, r.Connections, r.ConnectFailures, r.Patterns, r.ConnectSeconds, r.ConnectsPerSecond, r.Protocol)
 	if r.ConnectError != "" {
 		fmt.Fprintf(&b, "  first failure: %s\n", r.ConnectError)
 	}

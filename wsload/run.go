@@ -2,14 +2,10 @@ package wsload
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/heraldmq/herald/api"
-	"github.com/heraldmq/herald/client"
 )
 
 // Run opens the connections, measures the server's memory, publishes the
@@ -20,7 +16,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Connections: cfg.Connections, Patterns: cfg.Patterns, Messages: cfg.Messages, Rate: cfg.Rate}
+	res := &Result{Protocol: cfg.Protocol, Connections: cfg.Connections, Patterns: cfg.Patterns, Messages: cfg.Messages, Rate: cfg.Rate}
 	if res.FileLimit, err = RaiseFileLimit(); err != nil {
 		res.Warnings = append(res.Warnings, "raising the open-file limit: "+err.Error())
 	}
@@ -128,7 +124,7 @@ func openAll(ctx context.Context, cfg Config, opened func(int, *subscriber), res
 				if i >= cfg.Connections {
 					return
 				}
-				c, err := connect(ctx, url, cfg.pattern(i%cfg.Patterns), cfg.Timeout)
+				c, err := connect(ctx, cfg, url, i)
 				mu.Lock()
 				if err != nil {
 					res.ConnectFailures++
@@ -137,7 +133,7 @@ func openAll(ctx context.Context, cfg Config, opened func(int, *subscriber), res
 					}
 				} else {
 					res.Connected++
-					opened(i, &subscriber{ws: c, seen: make([]uint64, words)})
+					opened(i, &subscriber{ws: c, proto: cfg.proto(), seen: make([]uint64, words)})
 					if res.Connected%report == 0 {
 						cfg.progress("  %d connected", res.Connected)
 					}
@@ -150,10 +146,10 @@ func openAll(ctx context.Context, cfg Config, opened func(int, *subscriber), res
 	return ctx.Err()
 }
 
-// publishAll publishes the messages at cfg.Rate, message n under pattern
-// n % Patterns, and returns how many deliveries the published ones owe.
+// publishAll publishes the messages at cfg.Rate, message n to pattern or
+// channel n % Patterns, and returns how many deliveries the published ones owe.
 func publishAll(ctx context.Context, cfg Config, subscribers []int, res *Result) (int64, error) {
-	c := client.New(cfg.Server, cfg.HTTPClient)
+	publish := cfg.proto().publisher(cfg)
 	var (
 		expected atomic.Int64
 		mu       sync.Mutex
@@ -173,10 +169,7 @@ func publishAll(ctx context.Context, cfg Config, subscribers []int, res *Result)
 		k := n % cfg.Patterns
 		wg.Go(func() {
 			sent := time.Now()
-			_, _, err := c.Put(ctx, api.PutRequest{
-				Metadata: json.RawMessage(`{"paths":["` + cfg.path(k) + `"]}`),
-				Body:     body(n, sent),
-			})
+			err := publish(ctx, k, body(n, sent))
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {

@@ -100,6 +100,7 @@ func TestConfigValidate(t *testing.T) {
 		"rate":        func(c *Config) { c.Rate = 0 },
 		"timeout":     func(c *Config) { c.Timeout = 0 },
 		"dial":        func(c *Config) { c.DialConcurrency = -1 },
+		"protocol":    func(c *Config) { c.Protocol = "mqtt" },
 	} {
 		c := ok
 		mod(&c)
@@ -114,5 +115,9 @@ func TestConfigValidate(t *testing.T) {
 	https := Config{Server: "https://h/", Connections: 1, Patterns: 1, Messages: 1, Rate: 1, Timeout: time.Second}
 	if c, _ := https.withDefaults(); c.wsURL() != "wss://h/v1/ws" {
 		t.Fatal(c.wsURL())
+	}
+	https.Protocol = ProtocolCentrifugo
+	if c, _ := https.withDefaults(); c.wsURL() != "wss://h/connection/websocket" || c.channel(2) != "bench-"+c.Run+"-2" {
+		t.Fatal(c.wsURL(), c.channel(2))
 	}
 }

@@ -14,6 +14,7 @@ type benchSQSConfig struct {
 	scenario string // mix or idle-queues
 	load     sqsload.Config
 	jsonOut  bool
+	marks    bool
 }
 
 // parseBenchSQSFlags reads the flags of 'herald bench sqs'.
@@ -42,6 +43,7 @@ func parseBenchSQSFlags(args []string, stderr io.Writer) (benchSQSConfig, error)
 	fs.DurationVar(&lc.Settle, "settle", time.Second, "idle-queues: wait this long after the last CreateQueue before reading the server's memory")
 	signing := signingFlags{&lc.AccessKey, &lc.SecretKey, &lc.Region}
 	signing.register(fs, "service sqs")
+	fs.BoolVar(&cfg.marks, "marks", false, "mix: write a line to stderr as the measured phase starts and as it ends, for a harness reading the server's CPU from outside (bench/peers)")
 	fs.BoolVar(&cfg.jsonOut, "json", false, "print the results as JSON instead of text")
 	if err := parseFlags(fs, args); err != nil {
 		return cfg, err
@@ -73,6 +75,9 @@ func runBenchSQS(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	if w := terminalProgress(stderr); w != nil {
 		cfg.load.Progress = w
+	}
+	if cfg.marks {
+		cfg.load.Marks = stderr
 	}
 	return sqsScenarios(cfg.load).run(ctx, cfg.scenario, stdout, cfg.jsonOut)
 }

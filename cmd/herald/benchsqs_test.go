@@ -19,7 +19,7 @@ func TestBenchSQSFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	l := cfg.load
-	if cfg.scenario != "mix" || cfg.jsonOut || l.Server != "http://127.0.0.1:4566" || l.Concurrency != 64 || l.Duration != 10*time.Second ||
+	if cfg.scenario != "mix" || cfg.jsonOut || cfg.marks || l.Server != "http://127.0.0.1:4566" || l.Concurrency != 64 || l.Duration != 10*time.Second ||
 		l.Requests != 0 || l.Queues != 1 || l.Batch != 1 || l.MessageSize != 1024 || l.Wait != 0 || l.Keep ||
 		l.Mix != (sqsload.Mix{Sends: 1, Receives: 1, Delete: true}) || l.AccessKey != "" {
 		t.Fatalf("defaults %+v", cfg)
@@ -27,13 +27,13 @@ func TestBenchSQSFlags(t *testing.T) {
 
 	t.Setenv("HERALD_SECRET_KEY", "from-env")
 	cfg, err = parseBenchSQSFlags([]string{"--scenario", "idle-queues", "--queues", "100000", "--concurrency", "8", "--batch", "10",
-		"--message-size", "256", "--mix", "send", "--wait", "2", "--requests", "500", "--duration", "0s", "--json", "--keep",
+		"--message-size", "256", "--mix", "send", "--wait", "2", "--requests", "500", "--duration", "0s", "--json", "--keep", "--marks",
 		"--access-key", "AK", "--server", "http://h:1"}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
 	l = cfg.load
-	if cfg.scenario != "idle-queues" || !cfg.jsonOut || !l.Keep || l.Queues != 100000 || l.Concurrency != 8 || l.Batch != 10 ||
+	if cfg.scenario != "idle-queues" || !cfg.jsonOut || !cfg.marks || !l.Keep || l.Queues != 100000 || l.Concurrency != 8 || l.Batch != 10 ||
 		l.MessageSize != 256 || l.Mix != (sqsload.Mix{Sends: 1}) || l.Wait != 2 || l.Requests != 500 || l.Duration != 0 ||
 		l.AccessKey != "AK" || l.SecretKey != "from-env" || l.Server != "http://h:1" {
 		t.Fatalf("parsed %+v", cfg)

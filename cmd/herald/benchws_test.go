@@ -4,6 +4,8 @@ import (
 	"io"
 	"testing"
 	"time"
+
+	"github.com/heraldmq/herald/wsload"
 )
 
 func TestBenchWSFlags(t *testing.T) {
@@ -25,6 +27,19 @@ func TestBenchWSFlags(t *testing.T) {
 	if !cfg.jsonOut || l.Server != "https://h:1" || l.Connections != 500 || l.Patterns != 50 || l.Messages != 7 ||
 		l.Rate != 0.5 || l.Timeout != 3*time.Second || l.DialConcurrency != 16 {
 		t.Fatalf("parsed %+v", cfg)
+	}
+}
+
+func TestBenchWSCentrifugoFlags(t *testing.T) {
+	cfg, err := parseBenchWSFlags([]string{"--protocol", "centrifugo", "--centrifugo-api-key", "k", "--centrifugo-token-secret", "s"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := cfg.load; l.Protocol != wsload.ProtocolCentrifugo || l.APIKey != "k" || l.TokenSecret != "s" {
+		t.Fatalf("parsed %+v", l)
+	}
+	if _, err := parseBenchWSFlags([]string{"--protocol", "mqtt"}, io.Discard); err == nil {
+		t.Fatal("--protocol mqtt accepted")
 	}
 }
 

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/heraldmq/herald/wsload"
+)
+
+// TestCentrifugoMode runs `herald bench ws --protocol centrifugo`'s load
+// against a real Centrifugo, configured as the benchmark configures it. It
+// needs Centrifugo installed by `go run ./bench/peers --install-only`, and
+// is skipped without it and under CI, whose test run installs no peers.
+func TestCentrifugoMode(t *testing.T) {
+	if os.Getenv("CI") != "" {
+		t.Skip("CI installs no peers")
+	}
+	in := installer{dir: defaultCacheDir()}
+	if _, err := os.Stat(in.path(centrifugoBin)); err != nil {
+		t.Skipf("Centrifugo is not installed (go run ./bench/peers --install-only): %v", err)
+	}
+	dir := t.TempDir()
+	port, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := launcher{runDir: dir, in: in}.launch(sysCentrifugo, port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := startServer(sysCentrifugo, port, l, filepath.Join(dir, "centrifugo.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.stop()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	if err := s.waitReady(ctx, 30*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	res, err := wsload.Run(ctx, wsload.Config{Server: s.url, Protocol: wsload.ProtocolCentrifugo, APIKey: centrifugoAPIKey,
+		TokenSecret: centrifugoTokenSecret, Connections: 50, Patterns: 2, Messages: 4, Rate: 20, Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatalf("%v\n%v", err, res)
+	}
+	if res.Connected != 50 || res.Published != 4 || res.Expected != 100 || res.Delivered != 100 || res.Lost != 0 ||
+		res.Duplicates != 0 || res.Foreign != 0 || res.MemoryAfter == nil || res.MemoryAfter.ResidentBytes <= 0 {
+		t.Fatalf("result:\n%v", res)
+	}
+	if err := s.alive(); err != nil {
+		t.Fatal(err)
+	}
+}
