@@ -133,3 +133,14 @@ type Store interface {
 	// DefaultShards is the engine's shard count for new queues.
 	DefaultShards() int
 }
+
+// RecordReader is a Store that can read messages without their delivery
+// states. A receive replaces the states it reads (loadClaims), so it reads
+// through this when its Store has it: the embedded engine then looks up
+// one key per message rather than seeking an iterator over the message
+// and its state. sqstest.RunStore holds it to GetMessages.
+type RecordReader interface {
+	// GetMessageRecords is GetMessages, except that every message's State
+	// is left zero but for its ID.
+	GetMessageRecords(ctx context.Context, q *Queue, ids []uuid.UUID) ([]*Message, error)
+}
