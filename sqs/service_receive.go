@@ -113,8 +113,9 @@ func (s *Service) indexReceive(ctx context.Context, q *Queue, r ReceiveRequest) 
 }
 
 // loadClaims reads the claimed messages from the Store, without the states
-// it replaces (RecordReader), and sets their new states. Claims of messages the Store no longer has (deleted, expired,
-// purged, moved) are removed from the Index and skipped.
+// it replaces (RecordReader), and sets their new states. Claims of
+// messages the Store no longer has (deleted, expired, purged, moved) are
+// removed from the Index and skipped.
 func (s *Service) loadClaims(ctx context.Context, q *Queue, claims []Claim, now, until time.Time) ([]*Message, error) {
 	ids := make([]uuid.UUID, len(claims))
 	for i, c := range claims {
