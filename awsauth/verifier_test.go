@@ -439,6 +439,16 @@ func TestDisabledVerifier(t *testing.T) {
 		if _, err := v.Verify(r, body); err != nil {
 			t.Fatalf("garbage authorization: %v", err)
 		}
+		// A presigned request names its scope in the query alone.
+		r, body = presignRequest(t, clientRequests[2], "AKIAANY", "whatever", testNow.Add(-time.Hour), "")
+		id, err = v.Verify(r, body)
+		if want := (Identity{AccessKey: "AKIAANY", Region: testRegion, Service: "sns"}); err != nil || id != want {
+			t.Fatalf("presigned request: %+v, %v, want %+v", id, err, want)
+		}
+		r.URL.RawQuery = "Action=ListQueues"
+		if id, err := v.Verify(r, body); err != nil || id != (Identity{}) {
+			t.Fatalf("unsigned request with a query: %+v, %v", id, err)
+		}
 	}
 	var nilVerifier *Verifier
 	if nilVerifier.Enabled() {

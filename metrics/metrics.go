@@ -8,7 +8,6 @@ package metrics
 
 import (
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -25,6 +24,8 @@ type Metrics struct {
 	indexDuration   *prometheus.HistogramVec
 	awsRequests     *prometheus.CounterVec
 	awsDuration     *prometheus.HistogramVec
+	httpObservers   *observers // requests and requestDuration
+	awsObservers    *observers // awsRequests and awsDuration
 }
 
 // New returns a registry holding Herald's instruments and the Go runtime
@@ -61,6 +62,8 @@ func New() *Metrics {
 			Buckets: prometheus.ExponentialBuckets(0.0001, 2, 19),
 		}, []string{"service", "action"}),
 	}
+	m.httpObservers = newObservers(m.requests, m.requestDuration)
+	m.awsObservers = newObservers(m.awsRequests, m.awsDuration)
 	m.Registry.MustRegister(m.requests, m.requestDuration, m.storeDuration, m.indexDuration, m.awsRequests, m.awsDuration,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
@@ -73,14 +76,16 @@ func (m *Metrics) Handler() http.Handler {
 
 // ObserveRequest records one answered HTTP request.
 func (m *Metrics) ObserveRequest(route, method string, status int, d time.Duration) {
-	m.requests.WithLabelValues(route, method, strconv.Itoa(status)).Inc()
-	m.requestDuration.WithLabelValues(route, method).Observe(d.Seconds())
+	o := m.httpObservers.of(route, method, status)
+	o.count.Inc()
+	o.took.Observe(d.Seconds())
 }
 
 // ObserveAWS records one answered SQS or SNS request (awsapi.Config.Observe).
 func (m *Metrics) ObserveAWS(service, action string, status int, d time.Duration) {
-	m.awsRequests.WithLabelValues(service, action, strconv.Itoa(status)).Inc()
-	m.awsDuration.WithLabelValues(service, action).Observe(d.Seconds())
+	o := m.awsObservers.of(service, action, status)
+	o.count.Inc()
+	o.took.Observe(d.Seconds())
 }
 
 // ObserveStore records one storage operation.

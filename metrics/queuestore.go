@@ -119,3 +119,14 @@ func (s *QueueStore) TakeUnindexed(ctx context.Context, limit int) ([]uuid.UUID,
 }
 
 func (s *QueueStore) DefaultShards() int { return s.next.DefaultShards() }
+
+var _ sqs.RecordReader = (*QueueStore)(nil)
+
+// GetMessageRecords passes sqs.RecordReader through (a receive reads its
+// claims with it), falling back to GetMessages as sqs.ReadRecords does.
+func (s *QueueStore) GetMessageRecords(ctx context.Context, q *sqs.Queue, ids []uuid.UUID) ([]*sqs.Message, error) {
+	start := time.Now()
+	ms, err := sqs.ReadRecords(ctx, s.next, q, ids)
+	s.observe("queue_get_message_records", start, err)
+	return ms, err
+}

@@ -80,8 +80,8 @@ func BenchmarkQueuePutMessages(b *testing.B) {
 
 // BenchmarkQueueReceiveCycle measures the Store's share of receiving and
 // deleting one message, from about 64 goroutines: SaveStates (the
-// receive's new state), GetMessages (the bodies to return) and
-// DeleteMessages. One op is the whole cycle, i.e. two SQS API calls.
+// receive's new state), GetMessageRecords (the bodies to return, read as
+// a receive reads them) and DeleteMessages. One op is the whole cycle, i.e. two SQS API calls.
 func BenchmarkQueueReceiveCycle(b *testing.B) {
 	s, qs := benchQueueStore(b)
 	body := benchBody()
@@ -127,9 +127,9 @@ func BenchmarkQueueReceiveCycle(b *testing.B) {
 				b.Error(err)
 				return
 			}
-			got, err := s.GetMessages(ctx, q, []uuid.UUID{id})
+			got, err := s.GetMessageRecords(ctx, q, []uuid.UUID{id})
 			if err != nil || len(got) != 1 {
-				b.Errorf("GetMessages = %d messages, %v", len(got), err)
+				b.Errorf("GetMessageRecords = %d messages, %v", len(got), err)
 				return
 			}
 			if err := s.DeleteMessages(ctx, q, []uuid.UUID{id}); err != nil {
@@ -139,4 +139,46 @@ func BenchmarkQueueReceiveCycle(b *testing.B) {
 		}
 	})
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "cycles/s")
+}
+
+// BenchmarkQueueGetOne reads one message of a queue of 10,000, as a
+// receive does, with its state (GetMessages) and without
+// (GetMessageRecords), from the memtable and after a flush to disk.
+func BenchmarkQueueGetOne(b *testing.B) {
+	for _, flushed := range []bool{false, true} {
+		s, qs := benchQueueStore(b)
+		q := qs[0]
+		body := benchBody()
+		ids := make([]uuid.UUID, 0, 10_000)
+		for range 20 {
+			ms := make([]*sqs.Message, 500)
+			for i := range ms {
+				ms[i] = benchSQSMessage(body)
+				ids = append(ids, ms[i].ID)
+			}
+			putMsgs(b, s, q, ms...)
+		}
+		where := "memtable"
+		if flushed {
+			where = "flushed"
+			if err := s.db.pdb.Flush(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		reads := map[string]func(context.Context, *sqs.Queue, []uuid.UUID) ([]*sqs.Message, error){
+			"GetMessages": s.GetMessages, "GetMessageRecords": s.GetMessageRecords,
+		}
+		for _, name := range []string{"GetMessages", "GetMessageRecords"} {
+			b.Run(where+"/"+name, func(b *testing.B) {
+				read, ctx, i := reads[name], context.Background(), 0
+				b.ReportAllocs()
+				for b.Loop() {
+					i = (i + 7919) % len(ids) // a prime stride: all over the queue
+					if got, err := read(ctx, q, ids[i:i+1]); err != nil || len(got) != 1 {
+						b.Fatalf("%s = %d messages, %v", name, len(got), err)
+					}
+				}
+			})
+		}
+	}
 }

@@ -96,10 +96,15 @@ func sqsQueuePrefix(queueID uuid.UUID) []byte {
 // sqsShardPrefix returns the prefix of the messages of one shard of a
 // queue; spare capacity is left for a message id and suffix.
 func sqsShardPrefix(queueID uuid.UUID, shard int) []byte {
-	k := make([]byte, 0, sqsStateKeyLen+1)
-	k = append(k, prefixSQSMsg)
-	k = append(k, queueID[:]...)
-	return binary.BigEndian.AppendUint16(k, uint16(shard))
+	return appendSQSShardPrefix(make([]byte, 0, sqsStateKeyLen+1), queueID, shard)
+}
+
+// appendSQSShardPrefix appends the prefix of the messages of one shard of
+// a queue to dst.
+func appendSQSShardPrefix(dst []byte, queueID uuid.UUID, shard int) []byte {
+	dst = append(dst, prefixSQSMsg)
+	dst = append(dst, queueID[:]...)
+	return binary.BigEndian.AppendUint16(dst, uint16(shard))
 }
 
 // appendTID appends id with its timestamp first: time_hi (with the

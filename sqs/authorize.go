@@ -146,21 +146,23 @@ func (s *Service) queueForARN(ctx context.Context, c Caller, action, arn string)
 // learns nothing of its queues: it is refused before the queue is looked
 // up, unless the queue's own policy could admit it.
 func (s *Service) queueOf(ctx context.Context, c Caller, action, account, region, name string) (*Queue, error) {
-	arn := QueueARN(s.regionName(region), account, name)
+	denied := func() error { // the ARN only when refusing: every call comes here
+		return ErrAccessDenied(c, action, QueueARN(s.regionName(region), account, name), false)
+	}
 	if c.internal || IsInternalAccount(account) {
 		if !c.internal || c.Account != account {
-			return nil, ErrAccessDenied(c, action, arn, false)
+			return nil, denied()
 		}
 		return s.queue(ctx, account, region, name)
 	}
 	own := c.Account == account
 	if !own && !crossAccountActions[action] {
-		return nil, ErrAccessDenied(c, action, arn, false)
+		return nil, denied()
 	}
 	q, err := s.queue(ctx, account, region, name)
 	if err != nil {
 		if se := AsError(err); !own && se.Code == CodeQueueDoesNotExist {
-			return nil, ErrAccessDenied(c, action, arn, false)
+			return nil, denied()
 		}
 		return nil, err
 	}

@@ -4,8 +4,8 @@ import (
 	"crypto/md5"
 	"encoding/binary"
 	"encoding/hex"
-	"io"
 	"slices"
+	"unsafe"
 )
 
 // Transport types in the MD5OfMessageAttributes encoding.
@@ -15,11 +15,16 @@ const (
 )
 
 // MD5OfBody returns MD5OfMessageBody: the hex MD5 of the body's UTF-8 bytes.
+// The body is hashed in place, not copied.
 func MD5OfBody(body string) string {
-	h := md5.New()
-	io.WriteString(h, body) // no copy of the body, unlike []byte(body)
-	var sum [md5.Size]byte
-	return hex.EncodeToString(h.Sum(sum[:0]))
+	sum := md5.Sum(readOnlyBytes(body))
+	return hex.EncodeToString(sum[:])
+}
+
+// readOnlyBytes returns the bytes of s without copying them. The caller
+// must only read them, as md5.Sum does: Go strings are immutable.
+func readOnlyBytes(s string) []byte {
+	return unsafe.Slice(unsafe.StringData(s), len(s))
 }
 
 // MD5OfMessageAttributes returns MD5OfMessageAttributes as SQS computes it,
@@ -27,31 +32,33 @@ func MD5OfBody(body string) string {
 // each contributes its name, its data type, one transport byte (1 for
 // String and Number types, 2 for Binary) and its value, every string or
 // byte field preceded by its length as a 4-byte big-endian integer. The same
-// encoding gives MD5OfMessageSystemAttributes.
+// encoding gives MD5OfMessageSystemAttributes. The encoding is built in a
+// stack buffer (the heap only for large attributes) and hashed at once.
 func MD5OfMessageAttributes(attrs map[string]MessageAttributeValue) string {
 	if len(attrs) == 0 {
 		return ""
 	}
-	h := md5.New()
-	var n [4]byte
-	field := func(b []byte) {
-		binary.BigEndian.PutUint32(n[:], uint32(len(b)))
-		h.Write(n[:])
-		h.Write(b)
-	}
+	var stack [512]byte
+	enc := stack[:0]
 	for _, name := range sortedNames(attrs) {
 		a := attrs[name]
-		field([]byte(name))
-		field([]byte(a.DataType))
+		enc = appendField(enc, name)
+		enc = appendField(enc, a.DataType)
 		if BaseDataType(a.DataType) == DataTypeBinary {
-			h.Write([]byte{transportBinary})
-			field(a.BinaryValue)
+			enc = appendField(append(enc, transportBinary), a.BinaryValue)
 		} else {
-			h.Write([]byte{transportString})
-			field([]byte(a.StringValue))
+			enc = appendField(append(enc, transportString), a.StringValue)
 		}
 	}
-	return hex.EncodeToString(h.Sum(nil))
+	sum := md5.Sum(enc)
+	return hex.EncodeToString(sum[:])
+}
+
+// appendField appends b preceded by its length as a 4-byte big-endian
+// integer.
+func appendField[T string | []byte](dst []byte, b T) []byte {
+	dst = binary.BigEndian.AppendUint32(dst, uint32(len(b)))
+	return append(dst, b...)
 }
 
 // sortedNames returns the keys of attrs in byte order.

@@ -109,12 +109,16 @@ func ParseQueueURL(raw string) (region, account, name string, err error) {
 	}
 	path := raw
 	if strings.Contains(raw, "://") {
-		u, perr := url.Parse(raw)
-		if perr != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
-			u.RawQuery != "" || u.Fragment != "" {
-			return bad()
+		host, p, ok := splitPlainURL(raw)
+		if !ok { // anything unusual: net/url decides
+			u, perr := url.Parse(raw)
+			if perr != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
+				u.RawQuery != "" || u.Fragment != "" {
+				return bad()
+			}
+			host, p = u.Host, u.Path
 		}
-		path, region = u.Path, RegionOfHost(u.Host)
+		path, region = p, RegionOfHost(host)
 	}
 	path = strings.TrimPrefix(path, "/")
 	path = strings.TrimSuffix(path, "/")

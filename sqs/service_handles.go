@@ -2,7 +2,6 @@ package sqs
 
 import (
 	"crypto/hmac"
-	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
 	"time"
@@ -15,13 +14,13 @@ import (
 //	version(1) | queue ID(16) | message ID(16) | receive count(4) |
 //	first receive, Unix ms(8) | this receive, Unix ms(8) | MAC(12)
 //
-// in unpadded base64url. The MAC is an HMAC-SHA256 keyed by the queue ID
-// (and Config.ReceiptHandleSecret when set), so garbage and altered
-// handles are refused; the queue ID, random and never shown elsewhere,
-// ties a handle to its queue. The receive count and first receive time let
-// ChangeMessageVisibility persist a complete State without reading it; the
-// time of this receive bounds its visibility timeout to 12 hours, as AWS
-// does. Version 1 handles, issued before that field existed, lack it and
+// in unpadded base64url. The MAC is an HMAC-SHA256 keyed by
+// Config.ReceiptHandleSecret (when set) followed by the queue ID
+// (appendHandleMAC), so garbage and altered handles are refused; the queue
+// ID, random and shown nowhere but in handles, ties a handle to its queue.
+// The receive count and first receive time let ChangeMessageVisibility
+// persist a complete State without reading it; the time of this receive
+// bounds its visibility timeout to 12 hours, as AWS does. Version 1 handles, issued before that field existed, lack it and
 // are still accepted until their messages are received again.
 const (
 	handleVersion   = 2
@@ -39,13 +38,6 @@ type receipt struct {
 	receivedAt     time.Time // zero in a version 1 handle
 }
 
-func (s *Service) handleMAC(queueID uuid.UUID, body []byte) []byte {
-	key := append(append([]byte(nil), s.cfg.ReceiptHandleSecret...), queueID[:]...)
-	h := hmac.New(sha256.New, key)
-	h.Write(body)
-	return h.Sum(nil)[:handleMACLen]
-}
-
 // receiptHandle issues the handle of m's receive from q at receivedAt.
 func (s *Service) receiptHandle(q *Queue, m *Message, receivedAt time.Time) string {
 	b := make([]byte, handleBody, handleBody+handleMACLen)
@@ -55,7 +47,7 @@ func (s *Service) receiptHandle(q *Queue, m *Message, receivedAt time.Time) stri
 	binary.BigEndian.PutUint32(b[33:37], uint32(m.State.ReceiveCount))
 	binary.BigEndian.PutUint64(b[37:45], uint64(unixMilliOrZero(m.State.FirstReceiveAt)))
 	binary.BigEndian.PutUint64(b[45:53], uint64(unixMilliOrZero(receivedAt)))
-	b = append(b, s.handleMAC(q.ID, b)...)
+	b = s.appendHandleMAC(b, q.ID, b)
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
@@ -88,7 +80,7 @@ func (s *Service) parseReceiptHandle(q *Queue, handle string) (receipt, error) {
 		body = handleV1Body
 	}
 	if (b[0] != handleVersion && b[0] != handleV1Version) || len(b) != body+handleMACLen ||
-		uuid.UUID(b[1:17]) != q.ID || !hmac.Equal(b[body:], s.handleMAC(q.ID, b[:body])) {
+		uuid.UUID(b[1:17]) != q.ID || !s.validHandleMAC(q.ID, b[:body], b[body:]) {
 		return receipt{}, ErrReceiptHandleIsInvalid(handle)
 	}
 	var r receipt
@@ -99,4 +91,11 @@ func (s *Service) parseReceiptHandle(q *Queue, handle string) (receipt, error) {
 		r.receivedAt = timeOrZero(int64(binary.BigEndian.Uint64(b[45:53])))
 	}
 	return r, nil
+}
+
+// validHandleMAC reports whether mac is the MAC of a handle body,
+// compared in constant time.
+func (s *Service) validHandleMAC(queueID uuid.UUID, body, mac []byte) bool {
+	var buf [handleMACLen]byte
+	return hmac.Equal(mac, s.appendHandleMAC(buf[:0], queueID, body))
 }

@@ -46,7 +46,7 @@ func TestVersion1ReceiptHandlesStillParse(t *testing.T) {
 	copy(b[1:17], q.ID[:])
 	copy(b[17:33], id[:])
 	binary.BigEndian.PutUint32(b[33:37], 3)
-	b = append(b, s.handleMAC(q.ID, b)...)
+	b = s.appendHandleMAC(b, q.ID, b)
 	r, err := s.parseReceiptHandle(q, base64.RawURLEncoding.EncodeToString(b))
 	if err != nil {
 		t.Fatal(err)

@@ -112,15 +112,16 @@ func (s *Service) indexReceive(ctx context.Context, q *Queue, r ReceiveRequest) 
 	return res, err
 }
 
-// loadClaims reads the claimed messages from the Store and sets their new
-// states. Claims of messages the Store no longer has (deleted, expired,
-// purged, moved) are removed from the Index and skipped.
+// loadClaims reads the claimed messages from the Store, without the states
+// it replaces (RecordReader), and sets their new states. Claims of
+// messages the Store no longer has (deleted, expired, purged, moved) are
+// removed from the Index and skipped.
 func (s *Service) loadClaims(ctx context.Context, q *Queue, claims []Claim, now, until time.Time) ([]*Message, error) {
 	ids := make([]uuid.UUID, len(claims))
 	for i, c := range claims {
 		ids[i] = c.ID
 	}
-	stored, err := s.store.GetMessages(ctx, q, ids)
+	stored, err := s.store.GetMessageRecords(ctx, q, ids)
 	if err != nil {
 		// Hand the claims back so that they are not hidden for a whole
 		// visibility timeout.

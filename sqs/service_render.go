@@ -35,8 +35,16 @@ type selection struct {
 	attrPrefixs []string // "prefix." of "prefix.*"
 }
 
+// newSelection reads what in asks for. Its maps are made only when
+// something is asked for.
 func newSelection(in ReceiveMessageInput) selection {
-	sel := selection{system: map[string]bool{}, attrNames: map[string]bool{}}
+	var sel selection
+	if len(in.AttributeNames)+len(in.MessageSystemAttributeNames) > 0 {
+		sel.system = map[string]bool{}
+	}
+	if len(in.MessageAttributeNames) > 0 {
+		sel.attrNames = map[string]bool{}
+	}
 	for _, list := range [][]string{in.AttributeNames, in.MessageSystemAttributeNames} {
 		for _, n := range list {
 			if n == AttrAll {

@@ -47,6 +47,12 @@ func (r regionalStore) GetMessages(ctx context.Context, q *Queue, ids []uuid.UUI
 	return r.inner.GetMessages(ctx, toStore(q), ids)
 }
 
+// GetMessageRecords reads through the Store's RecordReader, or its
+// GetMessages when it has none.
+func (r regionalStore) GetMessageRecords(ctx context.Context, q *Queue, ids []uuid.UUID) ([]*Message, error) {
+	return ReadRecords(ctx, r.inner, toStore(q), ids)
+}
+
 func (r regionalStore) DeleteMessages(ctx context.Context, q *Queue, ids []uuid.UUID) error {
 	return r.inner.DeleteMessages(ctx, toStore(q), ids)
 }

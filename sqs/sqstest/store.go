@@ -122,13 +122,51 @@ func msgs(at time.Time, prefix string, n int) []*sqs.Message {
 	return out
 }
 
+// get reads messages with GetMessages. A Store that is a RecordReader
+// must give the same messages, states zero but for their IDs, from
+// GetMessageRecords: every subtest that reads messages checks it.
 func (e *storeEnv) get(q *sqs.Queue, ids ...uuid.UUID) []*sqs.Message {
 	e.t.Helper()
+	rr, isRR := e.store.(sqs.RecordReader)
+	var records []*sqs.Message
+	before := time.Now()
+	if isRR {
+		var err error
+		if records, err = rr.GetMessageRecords(e.ctx, q, ids); err != nil {
+			e.t.Fatalf("GetMessageRecords: %v", err)
+		}
+	}
 	got, err := e.store.GetMessages(e.ctx, q, ids)
 	if err != nil {
 		e.t.Fatalf("GetMessages: %v", err)
 	}
+	if isRR {
+		e.sameRecords(records, got, before, time.Now())
+	}
 	return got
+}
+
+// sameRecords checks that records, read from before, are got, read until
+// after, with states zero but for their IDs. Only messages that expired
+// between the two reads may be in records alone.
+func (e *storeEnv) sameRecords(records, got []*sqs.Message, before, after time.Time) {
+	e.t.Helper()
+	n := 0 // of got matched
+	for _, r := range records {
+		if n < len(got) && r.ID == got[n].ID {
+			m := *got[n]
+			m.State = sqs.State{ID: m.ID}
+			if d := MessageDiff(&m, r); d != "" {
+				e.t.Errorf("GetMessageRecords: message %s: %s", r.Body, d)
+			}
+			n++
+		} else if r.ExpiresAt.IsZero() || !r.ExpiresAt.After(before) || r.ExpiresAt.After(after) {
+			e.t.Errorf("GetMessageRecords returned %s, which GetMessages left out", r.Body)
+		}
+	}
+	if n != len(got) {
+		e.t.Errorf("GetMessageRecords = %v, GetMessages %v", bodies(records), bodies(got))
+	}
 }
 
 // scanAll pages through one shard with pages of size page.

@@ -101,6 +101,12 @@ func testStoreCancelled(e *storeEnv) {
 		{"MarkUnindexed", func() error { return e.store.MarkUnindexed(ctx, uuid.New()) }},
 		{"TakeUnindexed", func() error { _, err := e.store.TakeUnindexed(ctx, 1); return err }},
 	}
+	if rr, ok := e.store.(sqs.RecordReader); ok {
+		calls = append(calls, struct {
+			name string
+			call func() error
+		}{"GetMessageRecords", func() error { _, err := rr.GetMessageRecords(ctx, q, []uuid.UUID{m.ID}); return err }})
+	}
 	const patience = 10 * time.Second
 	for _, c := range calls {
 		e.t.Run(c.name, func(t *testing.T) {
