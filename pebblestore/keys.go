@@ -14,6 +14,7 @@ import (
 //	------  ------------------------------------------  -------------------------
 //	0x00    "format"                                    layout version (formatVersion)
 //	0x00    "epoch"                                     the store's incarnation (epoch.go)
+//	0x00    "secret/" name                              32 random bytes (secret.go)
 //	'h'     encPath 0x00 ^ticks(8 BE) ^id(16)           expires ms (8 BE)
 //	'j'     ms(received) id(16)                         expires ms (8 BE)
 //	'm'     id(16), timestamp bytes first               message record (codec.go)

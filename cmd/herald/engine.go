@@ -30,8 +30,12 @@ type engine struct {
 	ready     func(context.Context) error                 // nil: ready once open
 	diskUsage func(context.Context) (uint64, error)       // nil: unknown (Cassandra)
 	backup    func(ctx context.Context, dir string) error // nil: use the engine's own tools
-	breaker   *redisindex.Breaker                         // nil without Redis
-	close     func()                                      // after the services are closed
+	// receiptSecret keys SQS receipt handles when --sqs-receipt-secret is
+	// not set: made once and kept in the embedded store; nil on Cassandra,
+	// whose nodes must be given one.
+	receiptSecret []byte
+	breaker       *redisindex.Breaker // nil without Redis
+	close         func()              // after the services are closed
 }
 
 // openEngine opens the configured engine.

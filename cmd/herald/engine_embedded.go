@@ -21,15 +21,21 @@ func openEmbedded(c storeConfig, log *slog.Logger) (*engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open the embedded store in %s: %w", c.dataDir, err)
 	}
+	secret, err := db.Secret("sqs-receipt-handles")
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open the embedded store in %s: %w", c.dataDir, err)
+	}
 	return &engine{
-		name:      "embedded",
-		cache:     db,
-		queues:    db.Queues(),
-		index:     sqsmem.NewIndex(sqsmem.IndexOptions{}),
-		notifier:  sqsmem.NewNotifier(),
-		topics:    db.Topics(),
-		rollups:   db.Rollups(),
-		diskUsage: db.DiskUsage,
+		name:          "embedded",
+		receiptSecret: secret,
+		cache:         db,
+		queues:        db.Queues(),
+		index:         sqsmem.NewIndex(sqsmem.IndexOptions{}),
+		notifier:      sqsmem.NewNotifier(),
+		topics:        db.Topics(),
+		rollups:       db.Rollups(),
+		diskUsage:     db.DiskUsage,
 		backup: func(ctx context.Context, dir string) error {
 			return backupStore(ctx, db, c.dataDir, dir)
 		},

@@ -28,7 +28,14 @@ func openQueues(e *engine, cfg awsConfig, log *slog.Logger) (*queueService, erro
 	if err := cfg.limits.Check(); err != nil {
 		return nil, fmt.Errorf("--sqs-limit: %w", err)
 	}
-	sqsCfg := sqs.Config{Limits: cfg.limits.Limits, Region: cfg.region, ReceiptHandleSecret: []byte(cfg.receiptSecret), Logger: log}
+	secret := []byte(cfg.receiptSecret)
+	switch {
+	case len(secret) == 0 && e.receiptSecret != nil:
+		secret = e.receiptSecret // the embedded store's own, kept in it
+	case len(secret) == 0:
+		log.Warn("SQS receipt handles are keyed without a secret: a client holding one handle can build others for its queue; set the same --sqs-receipt-secret on every node")
+	}
+	sqsCfg := sqs.Config{Limits: cfg.limits.Limits, Region: cfg.region, ReceiptHandleSecret: secret, Logger: log}
 	svc := sqs.NewService(e.queues, e.index, e.notifier, sqsCfg)
 	return &queueService{svc: svc, breaker: e.breaker, closer: func() { svc.Close() }}, nil
 }
