@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -61,21 +62,11 @@ func TestReceiptHandlesKeyedByTheStoresSecret(t *testing.T) {
 	s.stop(t)
 	s2 := startServer(t, s.DataDir)
 	c2 := sqsClient(s2)
-	url2, err := c2.GetQueueUrl(ctx, &sqs.GetQueueUrlInput{QueueName: aws.String(queueName(url))})
+	url2, err := c2.GetQueueUrl(ctx, &sqs.GetQueueUrlInput{QueueName: aws.String(url[strings.LastIndex(url, "/")+1:])})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := c2.DeleteMessage(ctx, &sqs.DeleteMessageInput{QueueUrl: url2.QueueUrl, ReceiptHandle: aws.String(handles["kept"])}); err != nil {
 		t.Fatalf("DeleteMessage after a restart with a handle from before it: %v", err)
 	}
-}
-
-// queueName is the last segment of a queue URL.
-func queueName(url string) string {
-	for i := len(url) - 1; i >= 0; i-- {
-		if url[i] == '/' {
-			return url[i+1:]
-		}
-	}
-	return url
 }

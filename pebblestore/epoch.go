@@ -1,9 +1,6 @@
 package pebblestore
 
 import (
-	"errors"
-	"fmt"
-
 	"github.com/cockroachdb/pebble/v2"
 
 	"github.com/heraldmq/herald/cache"
@@ -19,22 +16,10 @@ func (db *DB) Epoch() string { return db.epoch }
 // loadEpoch reads the stored epoch, storing a new one in a new store (or
 // in one written before epochs existed).
 func loadEpoch(pdb *pebble.DB) (string, error) {
-	v, closer, err := pdb.Get(keyEpoch)
-	switch {
-	case errors.Is(err, pebble.ErrNotFound):
-		e := cache.NewEpoch()
-		if err := pdb.Set(keyEpoch, []byte(e), pebble.Sync); err != nil {
-			return "", err
-		}
-		return e, nil
-	case err != nil:
-		return "", err
-	}
-	defer closer.Close()
-	if !cache.ValidEpoch(string(v)) {
-		return "", fmt.Errorf("pebblestore: stored epoch %q is malformed", v)
-	}
-	return string(v), nil
+	v, err := loadOrCreate(pdb, keyEpoch,
+		func() []byte { return []byte(cache.NewEpoch()) },
+		func(v []byte) bool { return cache.ValidEpoch(string(v)) })
+	return string(v), err
 }
 
 // renewEpoch opens the store copy in dir with o and gives it a new epoch.

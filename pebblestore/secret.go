@@ -4,8 +4,6 @@ import (
 	"crypto/rand"
 	"errors"
 
-	"github.com/cockroachdb/pebble/v2"
-
 	"github.com/heraldmq/herald"
 )
 
@@ -25,21 +23,15 @@ func (db *DB) Secret(name string) ([]byte, error) {
 		return nil, herald.Unavailable(op, errors.New("pebblestore: closed"))
 	}
 	key := append(append([]byte{prefixMeta}, "secret/"...), name...)
-	v, closer, err := db.pdb.Get(key)
-	switch {
-	case errors.Is(err, pebble.ErrNotFound):
-		s := make([]byte, secretLen)
-		_, _ = rand.Read(s) // crypto/rand.Read never fails
-		if err := db.pdb.Set(key, s, pebble.Sync); err != nil {
-			return nil, herald.Unavailable(op, err)
-		}
-		return s, nil
-	case err != nil:
+	v, err := loadOrCreate(db.pdb, key,
+		func() []byte {
+			s := make([]byte, secretLen)
+			_, _ = rand.Read(s) // crypto/rand.Read never fails
+			return s
+		},
+		func(v []byte) bool { return len(v) == secretLen })
+	if err != nil {
 		return nil, herald.Unavailable(op, err)
 	}
-	defer closer.Close()
-	if len(v) != secretLen {
-		return nil, herald.Unavailable(op, errors.New("pebblestore: a stored secret is malformed"))
-	}
-	return append([]byte(nil), v...), nil
+	return v, nil
 }

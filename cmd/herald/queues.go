@@ -16,9 +16,8 @@ import (
 // queueService is the SQS service wired to the engine's queue store,
 // Index and Notifier.
 type queueService struct {
-	svc     *sqs.Service
-	breaker *redisindex.Breaker // nil on the embedded engine
-	closer  func()
+	svc    *sqs.Service
+	closer func()
 }
 
 // openQueues builds the SQS service on e: on the embedded engine its
@@ -37,7 +36,7 @@ func openQueues(e *engine, cfg awsConfig, log *slog.Logger) (*queueService, erro
 	}
 	sqsCfg := sqs.Config{Limits: cfg.limits.Limits, Region: cfg.region, ReceiptHandleSecret: secret, Logger: log}
 	svc := sqs.NewService(e.queues, e.index, e.notifier, sqsCfg)
-	return &queueService{svc: svc, breaker: e.breaker, closer: func() { svc.Close() }}, nil
+	return &queueService{svc: svc, closer: func() { svc.Close() }}, nil
 }
 
 // awsHandler is the AWS edge over the queue service, checking signatures
@@ -59,7 +58,7 @@ func (q *queueService) run(ctx context.Context) { q.svc.Run(ctx) }
 
 // registerQueueMetrics exposes the queue service's rebuilds, degraded
 // receives and, on Cassandra, the Redis circuit breaker.
-func registerQueueMetrics(reg prometheus.Registerer, q *queueService) {
+func registerQueueMetrics(reg prometheus.Registerer, q *queueService, b *redisindex.Breaker) {
 	st := q.svc.Stats()
 	counter := func(name, help string, labels prometheus.Labels, f func() float64) prometheus.Collector {
 		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help, ConstLabels: labels}, f)
@@ -82,7 +81,7 @@ func registerQueueMetrics(reg prometheus.Registerer, q *queueService) {
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "herald_sqs_reconcile_pending_queues", Help: "Queues waiting for (or in) a reconciliation pass on this node."},
 			func() float64 { return float64(q.svc.ReconcilePending()) }),
 	)
-	if b := q.breaker; b != nil {
+	if b != nil {
 		reg.MustRegister(
 			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "herald_redis_degraded", Help: "1 while the Redis circuit breaker is open (degraded mode: queues served from the Store)."},
 				func() float64 {
