@@ -22,8 +22,13 @@ func (s *Server) isAWS(r *http.Request) bool {
 	if s.aws == nil {
 		return false
 	}
-	if _, pattern := s.mux.Handler(r); pattern != "/" && pattern != rootPattern {
-		return false // one of Herald's own routes (the page at "/" only for non-AWS requests)
+	// The SDKs post to "/" (JSON and query protocols) or to a queue URL.
+	// "/" is never one of Herald's own routes (only the browser page, which
+	// is served to non-AWS requests), so only other paths need the mux.
+	if r.URL.Path != "/" {
+		if _, pattern := s.mux.Handler(r); pattern != "/" && pattern != rootPattern {
+			return false // one of Herald's own routes (the page at "/" only for non-AWS requests)
+		}
 	}
 	return s.aws.Accepts(r)
 }

@@ -1,7 +1,9 @@
 package pebblestore
 
 import (
+	"crypto/md5"
 	"encoding/binary"
+	"encoding/hex"
 	"fmt"
 	"math"
 	"sort"
@@ -32,16 +34,20 @@ import (
 // reaper and readers can test it before decoding the rest:
 //
 //	version, expires, sent,
+//	body MD5 (bytes: the 16-byte digest taken at send, or none),
 //	sender id, group id, deduplication id, sequence number, source arn,
 //	attributes, system attributes: count, then each
 //	    name, data type, string value, binary value
 //	body: the remaining bytes
 //
+// Version 1 of the message record, still read, has no body MD5.
+//
 // State (stateVersion): version, receive count, first receive, visible at.
 const (
-	queueRecordVersion   = 1
-	messageRecordVersion = 1
-	stateVersion         = 1
+	queueRecordVersion     = 1
+	messageRecordVersion   = 2
+	messageRecordVersionV1 = 1
+	stateVersion           = 1
 )
 
 // Flags of a queue record.
@@ -276,7 +282,7 @@ func decodeQueueRecord(account, name string, rec []byte) (*sqs.Queue, error) {
 // messageRecordSize returns an upper bound of the record size of m.
 func messageRecordSize(m *sqs.Message) int {
 	const v = binary.MaxVarintLen64
-	n := 1 + 2*v + 5*v + len(m.SenderID) + len(m.MessageGroupID) + len(m.MessageDeduplicationID) +
+	n := 1 + 2*v + 1 + md5.Size + 5*v + len(m.SenderID) + len(m.MessageGroupID) + len(m.MessageDeduplicationID) +
 		len(m.SequenceNumber) + len(m.DeadLetterSourceARN) + 2*v + len(m.Body)
 	for _, attrs := range []map[string]sqs.MessageAttributeValue{m.Attributes, m.SystemAttributes} {
 		for k, a := range attrs {
@@ -292,6 +298,12 @@ func appendMessageRecord(dst []byte, m *sqs.Message) []byte {
 	dst = append(dst, messageRecordVersion)
 	dst = appendTime(dst, m.ExpiresAt)
 	dst = appendTime(dst, m.SentAt)
+	var digest [md5.Size]byte
+	if n, err := hex.Decode(digest[:], []byte(m.BodyMD5)); err == nil && n == md5.Size {
+		dst = appendBytes(dst, digest[:])
+	} else {
+		dst = appendBytes(dst, nil)
+	}
 	for _, s := range []string{m.SenderID, m.MessageGroupID, m.MessageDeduplicationID,
 		m.SequenceNumber, m.DeadLetterSourceARN} {
 		dst = appendString(dst, s)
@@ -312,7 +324,7 @@ func appendMessageRecord(dst []byte, m *sqs.Message) []byte {
 // record, so that readers can skip a message without decoding it.
 func messageTimes(rec []byte) (expires, sent time.Time, ok bool) {
 	r := newRecordReader(rec)
-	if v := r.byte(); !r.ok || v != messageRecordVersion {
+	if v := r.byte(); !r.ok || (v != messageRecordVersion && v != messageRecordVersionV1) {
 		return time.Time{}, time.Time{}, false
 	}
 	expires = r.time()
@@ -324,12 +336,20 @@ func messageTimes(rec []byte) (expires, sent time.Time, ok bool) {
 // rec.
 func decodeMessageRecord(id uuid.UUID, shard int, rec []byte) (*sqs.Message, error) {
 	r := newRecordReader(rec)
-	if v := r.byte(); r.ok && v != messageRecordVersion {
+	v := r.byte()
+	if r.ok && v != messageRecordVersion && v != messageRecordVersionV1 {
 		return nil, fmt.Errorf("%w: message %s: version %d", errCorruptSQS, id, v)
 	}
 	m := &sqs.Message{ID: id, Shard: shard}
 	m.ExpiresAt = r.time()
 	m.SentAt = r.time()
+	if v == messageRecordVersion {
+		if digest := r.bytes(); len(digest) == md5.Size {
+			m.BodyMD5 = hex.EncodeToString(digest)
+		} else if len(digest) != 0 {
+			r.fail()
+		}
+	}
 	for _, p := range []*string{&m.SenderID, &m.MessageGroupID, &m.MessageDeduplicationID,
 		&m.SequenceNumber, &m.DeadLetterSourceARN} {
 		*p = r.string()

@@ -68,6 +68,7 @@ func TestMessageRecordRoundTrip(t *testing.T) {
 	full.SystemAttributes = map[string]sqs.MessageAttributeValue{"AWSTraceHeader": {DataType: "String", StringValue: "Root=1"}}
 	full.MessageGroupID, full.MessageDeduplicationID, full.SequenceNumber = "g", "d", "18"
 	full.DeadLetterSourceARN = "arn:aws:sqs:us-east-1:0:src"
+	full.BodyMD5 = sqs.MD5OfBody(full.Body)
 	full.State = sqs.State{ID: full.ID}
 
 	bare := &sqs.Message{ID: uuid.New(), State: sqs.State{}}
@@ -93,11 +94,52 @@ func TestMessageRecordRoundTrip(t *testing.T) {
 	}
 }
 
+// A version 1 record, written before records kept the body's MD5, still
+// decodes; its digest is then computed from the body.
+func TestMessageRecordVersion1(t *testing.T) {
+	m := sqsMsg(t0, 1, time.Hour)
+	m.SenderID = "AIDA"
+	m.State = sqs.State{ID: m.ID}
+	v2 := appendMessageRecord(nil, m) // no digest: version, times, an empty digest, the rest
+	exp, sent := appendTime(nil, m.ExpiresAt), appendTime(nil, m.SentAt)
+	head := 1 + len(exp) + len(sent)
+	if v2[head] != 0 {
+		t.Fatalf("digest length byte = %d, want 0", v2[head])
+	}
+	v1 := append([]byte{messageRecordVersionV1}, v2[1:head]...)
+	v1 = append(v1, v2[head+1:]...)
+
+	got, err := decodeMessageRecord(m.ID, m.Shard, v1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, m) {
+		t.Errorf("decoded\n%+v\nwant\n%+v", got, m)
+	}
+	if got.BodyMD5 != "" || got.BodyDigest() != sqs.MD5OfBody(m.Body) {
+		t.Errorf("BodyMD5 %q, BodyDigest %q; want none kept and %q computed", got.BodyMD5, got.BodyDigest(), sqs.MD5OfBody(m.Body))
+	}
+	if e, s, ok := messageTimes(v1); !ok || !e.Equal(m.ExpiresAt) || !s.Equal(m.SentAt) {
+		t.Errorf("messageTimes of a version 1 record = %v, %v, %v", e, s, ok)
+	}
+}
+
+func TestMessageRecordRejectsBadDigest(t *testing.T) {
+	m := sqsMsg(t0, 1, time.Hour)
+	m.State = sqs.State{ID: m.ID}
+	rec := appendMessageRecord(nil, m)
+	head := 1 + len(appendTime(nil, m.ExpiresAt)) + len(appendTime(nil, m.SentAt))
+	bad := append(append(append([]byte(nil), rec[:head]...), 3, 'a', 'b', 'c'), rec[head+1:]...)
+	if _, err := decodeMessageRecord(m.ID, m.Shard, bad); !errors.Is(err, errCorrupt) {
+		t.Errorf("a 3-byte digest: err = %v, want errCorrupt", err)
+	}
+}
+
 func TestMessageRecordIsCompact(t *testing.T) {
 	m := sqsMsg(t0, 0, 4*24*time.Hour)
 	m.Body, m.SenderID = "", ""
-	// version, two times, five empty strings, two empty maps
-	if n := len(appendMessageRecord(nil, m)); n > 1+2*9+5+2 {
+	// version, two times, no digest, five empty strings, two empty maps
+	if n := len(appendMessageRecord(nil, m)); n > 1+2*9+1+5+2 {
 		t.Errorf("an empty standard message takes %d bytes", n)
 	}
 }

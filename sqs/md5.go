@@ -21,6 +21,15 @@ func MD5OfBody(body string) string {
 	return hex.EncodeToString(sum[:])
 }
 
+// BodyDigest returns m's MD5OfBody: the digest taken at send when the
+// engine kept it, otherwise computed from the body.
+func (m *Message) BodyDigest() string {
+	if len(m.BodyMD5) == 2*md5.Size {
+		return m.BodyMD5
+	}
+	return MD5OfBody(m.Body)
+}
+
 // readOnlyBytes returns the bytes of s without copying them. The caller
 // must only read them, as md5.Sum does: Go strings are immutable.
 func readOnlyBytes(s string) []byte {

@@ -123,3 +123,24 @@ func BenchmarkMD5OfMessageAttributes(b *testing.B) {
 		MD5OfMessageAttributes(attrs)
 	}
 }
+
+func TestBodyDigest(t *testing.T) {
+	body := "hello"
+	sum := MD5OfBody(body)
+	tests := []struct {
+		name, kept, want string
+	}{
+		{"kept at send", sum, sum},
+		{"not kept", "", sum},
+		{"kept digest of another body wins (taken at send)", MD5OfBody("other"), MD5OfBody("other")},
+		{"malformed kept digest is ignored", "abc", sum},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := &Message{Body: body, BodyMD5: tt.kept}
+			if got := m.BodyDigest(); got != tt.want {
+				t.Errorf("BodyDigest() = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

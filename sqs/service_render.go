@@ -90,7 +90,7 @@ func (sel selection) render(m *Message, handle string) ReceivedMessage {
 		MessageID:     m.ID.String(),
 		ReceiptHandle: handle,
 		Body:          m.Body,
-		MD5OfBody:     MD5OfBody(m.Body),
+		MD5OfBody:     m.BodyDigest(),
 	}
 	attrs := map[string]string{}
 	set := func(name, value string) {

@@ -121,7 +121,7 @@ func batchError(id string, err error) BatchResultErrorEntry {
 func sendOutput(q *Queue, m *Message, id uuid.UUID) SendMessageOutput {
 	out := SendMessageOutput{
 		MessageID:                    id.String(),
-		MD5OfMessageBody:             MD5OfBody(m.Body),
+		MD5OfMessageBody:             m.BodyDigest(),
 		MD5OfMessageAttributes:       MD5OfMessageAttributes(m.Attributes),
 		MD5OfMessageSystemAttributes: MD5OfMessageAttributes(m.SystemAttributes),
 	}
@@ -184,6 +184,7 @@ func (s *Service) newMessage(c Caller, q *Queue, o outgoing) (*Message, error) {
 		ID:                     id,
 		Shard:                  ShardOf(id, q.Shards),
 		Body:                   o.body,
+		BodyMD5:                MD5OfBody(o.body),
 		Attributes:             o.attrs,
 		SystemAttributes:       o.sysAttrs,
 		SenderID:               c.SenderID,

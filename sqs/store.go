@@ -54,6 +54,7 @@ type Message struct {
 	Shard int       // ShardOf(ID, Queue.Shards)
 
 	Body             string
+	BodyMD5          string                           // hex MD5 of Body, set at send and kept where the engine stores it; "" when unknown
 	Attributes       map[string]MessageAttributeValue // user message attributes
 	SystemAttributes map[string]MessageAttributeValue // AWSTraceHeader, if sent
 
