@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -88,8 +89,9 @@ func Open(dir string, opts Options) (*DB, error) {
 	return db, nil
 }
 
-// checkFormat records the layout version in a new DB and refuses a DB
-// written with another one.
+// checkFormat records the layout version in a new DB, upgrades the marker
+// of a DB in a layout this version reads (upgradableFormats), and refuses a
+// DB written with any other.
 func (db *DB) checkFormat() error {
 	v, closer, err := db.pdb.Get(keyFormat)
 	switch {
@@ -101,11 +103,18 @@ func (db *DB) checkFormat() error {
 	case err != nil:
 		return herald.Unavailable("open", err)
 	}
-	defer closer.Close()
-	if string(v) != formatVersion {
-		return herald.Unavailable("open", fmt.Errorf("pebblestore: unsupported format %q (want %q)", v, formatVersion))
+	found := string(v)
+	closer.Close()
+	switch {
+	case found == formatVersion:
+		return nil
+	case slices.Contains(upgradableFormats, found):
+		if err := db.pdb.Set(keyFormat, []byte(formatVersion), pebble.Sync); err != nil {
+			return herald.Unavailable("open", err)
+		}
+		return nil
 	}
-	return nil
+	return herald.Unavailable("open", fmt.Errorf("pebblestore: unsupported format %q (want %q)", found, formatVersion))
 }
 
 // Close stops the reaper, waits for running operations and closes the

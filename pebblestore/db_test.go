@@ -550,6 +550,33 @@ func TestOpenRefusesOtherFormat(t *testing.T) {
 	}
 }
 
+// A DB in the previous layout opens, and its marker is upgraded so that
+// the previous Herald would refuse it (it reads records of version 2 only).
+func TestOpenUpgradesPreviousFormat(t *testing.T) {
+	dir := t.TempDir()
+	db, err := Open(dir, Options{ReapInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.pdb.Set(keyFormat, []byte("herald-pebblestore/2"), nil); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	db, err = Open(dir, Options{ReapInterval: -1})
+	if err != nil {
+		t.Fatalf("Open of a DB in the previous format: %v", err)
+	}
+	defer db.Close()
+	v, closer, err := db.pdb.Get(keyFormat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closer.Close()
+	if string(v) != formatVersion {
+		t.Errorf("format after open = %q, want %q", v, formatVersion)
+	}
+}
+
 func TestClosed(t *testing.T) {
 	db, err := Open(t.TempDir(), Options{})
 	if err != nil {

@@ -86,8 +86,16 @@ var keyFormat = []byte{prefixMeta, 'f', 'o', 'r', 'm', 'a', 't'}
 // keyEpoch holds the store's incarnation (Store.Epoch).
 var keyEpoch = []byte{prefixMeta, 'e', 'p', 'o', 'c', 'h'}
 
-// formatVersion is the current key layout and record format.
-const formatVersion = "herald-pebblestore/2"
+// formatVersion is the current key layout and record format. Version 3
+// added the body's MD5 to SQS message records (version 2 records, which
+// lack it, are still read).
+const formatVersion = "herald-pebblestore/3"
+
+// upgradableFormats are the older layouts this version reads as they are:
+// Open upgrades their marker to formatVersion, after which Heralds that only
+// read the older layout refuse the directory instead of misreading records
+// written since.
+var upgradableFormats = []string{"herald-pebblestore/2"}
 
 const (
 	idLen       = 16
