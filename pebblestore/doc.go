@@ -15,5 +15,7 @@
 // commit under a lock per rollup, rows written as merges of their deltas
 // that Pebble adds up with the DB's merge operator (rollup_merge.go), and
 // a reaper for event records and buckets past their retention). keys.go
-// has every keyspace.
+// has every keyspace; options.go tunes Pebble for it (16 MiB memtables,
+// output files ended at keyspace boundaries), and Collector exports the
+// write path's figures (WAL fsyncs, flushes, compactions) to Prometheus.
 package pebblestore

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/heraldmq/herald/cache"
 	"github.com/heraldmq/herald/metrics"
 	"github.com/heraldmq/herald/redisindex"
@@ -30,6 +32,9 @@ type engine struct {
 	ready     func(context.Context) error                 // nil: ready once open
 	diskUsage func(context.Context) (uint64, error)       // nil: unknown (Cassandra)
 	backup    func(ctx context.Context, dir string) error // nil: use the engine's own tools
+	// collectors export the engine's own figures on /metrics (Pebble's
+	// WAL fsyncs, flushes, compactions); none on Cassandra.
+	collectors []prometheus.Collector
 	// receiptSecret keys SQS receipt handles when --sqs-receipt-secret is
 	// not set: made once and kept in the embedded store; nil on Cassandra,
 	// whose nodes must be given one.

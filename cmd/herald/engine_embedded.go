@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"syscall"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/heraldmq/herald/pebblestore"
 	"github.com/heraldmq/herald/sqs/sqsmem"
 )
@@ -36,6 +38,7 @@ func openEmbedded(c storeConfig, log *slog.Logger) (*engine, error) {
 		topics:        db.Topics(),
 		rollups:       db.Rollups(),
 		diskUsage:     db.DiskUsage,
+		collectors:    []prometheus.Collector{db.Collector()},
 		backup: func(ctx context.Context, dir string) error {
 			return backupStore(ctx, db, c.dataDir, dir)
 		},

@@ -61,6 +61,7 @@ func registerOpsMetrics(reg prometheus.Registerer, e *engine, q *queueService, q
 	if e.diskUsage != nil {
 		reg.MustRegister(metrics.StoreSize(e.diskUsage))
 	}
+	reg.MustRegister(e.collectors...)
 	st := q.svc.Stats()
 	reg.MustRegister(
 		metrics.Counter("herald_sqs_messages_sent_total", "SQS messages sent through this node (duplicates of a FIFO deduplication left out).", nil, &st.MessagesSent),
