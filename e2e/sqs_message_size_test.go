@@ -36,8 +36,11 @@ func TestSQSMaximumMessageSizeIsOneMiB(t *testing.T) {
 			t.Fatalf("a message of 1,048,576 bytes: %v", err)
 		}
 		out, err := c.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(q), WaitTimeSeconds: 5})
-		if err != nil || len(out.Messages) != 1 || aws.ToString(out.Messages[0].Body) != body {
-			t.Fatalf("receive the 1 MiB message: %v, %d messages", err, len(out.Messages))
+		if err != nil {
+			t.Fatalf("receive the 1 MiB message: %v", err)
+		}
+		if len(out.Messages) != 1 || aws.ToString(out.Messages[0].Body) != body {
+			t.Fatalf("receive the 1 MiB message: %d messages, want 1 with the body sent", len(out.Messages))
 		}
 		_, err = c.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(q), MessageBody: aws.String(body + "x")})
 		var apiErr smithy.APIError
