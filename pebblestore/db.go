@@ -93,19 +93,13 @@ func Open(dir string, opts Options) (*DB, error) {
 // of a DB in a layout this version reads (upgradableFormats), and refuses a
 // DB written with any other.
 func (db *DB) checkFormat() error {
-	v, closer, err := db.pdb.Get(keyFormat)
-	switch {
-	case errors.Is(err, pebble.ErrNotFound):
-		if err := db.pdb.Set(keyFormat, []byte(formatVersion), pebble.Sync); err != nil {
-			return herald.Unavailable("open", err)
-		}
-		return nil
-	case err != nil:
+	v, err := loadOrCreate(db.pdb, keyFormat,
+		func() []byte { return []byte(formatVersion) },
+		func([]byte) bool { return true }) // judged below, to name both versions
+	if err != nil {
 		return herald.Unavailable("open", err)
 	}
-	found := string(v)
-	closer.Close()
-	switch {
+	switch found := string(v); {
 	case found == formatVersion:
 		return nil
 	case slices.Contains(upgradableFormats, found):
@@ -113,8 +107,9 @@ func (db *DB) checkFormat() error {
 			return herald.Unavailable("open", err)
 		}
 		return nil
+	default:
+		return herald.Unavailable("open", fmt.Errorf("pebblestore: unsupported format %q (want %q)", found, formatVersion))
 	}
-	return herald.Unavailable("open", fmt.Errorf("pebblestore: unsupported format %q (want %q)", found, formatVersion))
 }
 
 // Close stops the reaper, waits for running operations and closes the

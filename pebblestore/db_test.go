@@ -534,16 +534,24 @@ func TestReopen(t *testing.T) {
 	}
 }
 
-func TestOpenRefusesOtherFormat(t *testing.T) {
+// dirWithFormat returns the directory of a closed store whose layout
+// marker says format.
+func dirWithFormat(t *testing.T, format string) string {
+	t.Helper()
 	dir := t.TempDir()
 	db, err := Open(dir, Options{ReapInterval: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := db.pdb.Set(keyFormat, []byte("herald-pebblestore/999"), nil); err != nil {
+	if err := db.pdb.Set(keyFormat, []byte(format), nil); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
+	return dir
+}
+
+func TestOpenRefusesOtherFormat(t *testing.T) {
+	dir := dirWithFormat(t, "herald-pebblestore/999")
 	if db, err := Open(dir, Options{ReapInterval: -1}); err == nil {
 		db.Close()
 		t.Fatal("Open of a DB in another format succeeded")
@@ -553,16 +561,8 @@ func TestOpenRefusesOtherFormat(t *testing.T) {
 // A DB in the previous layout opens, and its marker is upgraded so that
 // the previous Herald would refuse it (it reads records of version 2 only).
 func TestOpenUpgradesPreviousFormat(t *testing.T) {
-	dir := t.TempDir()
+	dir := dirWithFormat(t, "herald-pebblestore/2")
 	db, err := Open(dir, Options{ReapInterval: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := db.pdb.Set(keyFormat, []byte("herald-pebblestore/2"), nil); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
-	db, err = Open(dir, Options{ReapInterval: -1})
 	if err != nil {
 		t.Fatalf("Open of a DB in the previous format: %v", err)
 	}

@@ -20,8 +20,9 @@ import (
 // ID, random and shown nowhere but in handles, ties a handle to its queue.
 // The receive count and first receive time let ChangeMessageVisibility
 // persist a complete State without reading it; the time of this receive
-// bounds its visibility timeout to 12 hours, as AWS does. Version 1 handles, issued before that field existed, lack it and
-// are still accepted until their messages are received again.
+// bounds its visibility timeout to 12 hours, as AWS does. Version 1
+// handles, issued before that field existed, lack it and are still
+// accepted until their messages are received again.
 const (
 	handleVersion   = 2
 	handleBody      = 1 + 16 + 16 + 4 + 8 + 8
