@@ -39,6 +39,13 @@ func (w *writeSet) add(part, cql string, args ...any) {
 	w.groups[i] = append(w.groups[i], stmt{cql, args})
 }
 
+// write is a statement that changes data, at the write consistency (a
+// lightweight transaction's commit included; its Paxos phase is at the
+// serial consistency the caller sets).
+func (c *conn) write(cql string, args ...any) *gocql.Query {
+	return c.s.Query(cql, args...).Consistency(c.w)
+}
+
 // exec runs every group of w concurrently and returns the first error,
 // once all have finished.
 func (c *conn) exec(ctx context.Context, w *writeSet) error {
@@ -50,9 +57,10 @@ func (c *conn) execN(ctx context.Context, w *writeSet, workers int) error {
 	return parallel(len(w.groups), workers, func(i int) error {
 		g := w.groups[i]
 		if len(g) == 1 {
-			return c.s.Query(g[0].cql, g[0].args...).WithContext(ctx).Exec()
+			return c.write(g[0].cql, g[0].args...).WithContext(ctx).Exec()
 		}
 		b := c.s.Batch(gocql.UnloggedBatch).WithContext(ctx)
+		b.SetConsistency(c.w)
 		for _, st := range g {
 			b.Query(st.cql, st.args...)
 		}

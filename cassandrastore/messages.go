@@ -90,7 +90,7 @@ func (c *conn) insertMessage(ctx context.Context, q *queries, m *cache.Message, 
 	if meta == nil {
 		meta = []byte{}
 	}
-	return c.s.Query(q.insertMessage,
+	return c.write(q.insertMessage,
 		[16]byte(m.ID), [16]byte(m.ReplicaID), meta, strings.Join(m.Paths, "\n"), body,
 		m.ReceivedAt.UnixMilli(), m.ExpiresAt.UnixMilli(), ttl,
 	).WithContext(ctx).Exec()

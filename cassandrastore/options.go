@@ -33,6 +33,17 @@ type Options struct {
 	// LOCAL_QUORUM, which with a replication factor of 1 is one replica.
 	Consistency string
 
+	// WriteConsistency is the consistency level of every write: inserts,
+	// updates, deletes and the commit of lightweight transactions, whose
+	// Paxos phase is then LOCAL_SERIAL for a LOCAL_ level and SERIAL
+	// otherwise. Empty means Consistency. In a cluster of several data
+	// centers, EACH_QUORUM acknowledges a write once a quorum of the
+	// replicas in every data center holds it, so that an acknowledged
+	// message survives the loss of a whole data center; while a data
+	// center is unreachable, writes then fail (docs/deploy.md,
+	// "Consistency choices").
+	WriteConsistency string
+
 	// LocalDC, when set, routes queries to the replicas in this data
 	// center first (needed for LOCAL_QUORUM to mean the application's data
 	// center in a multi-DC cluster). Empty routes to any replica.
@@ -117,6 +128,12 @@ func (o Options) withDefaults() (Options, error) {
 	if _, err := gocql.ParseConsistencyWrapper(o.Consistency); err != nil {
 		return o, fmt.Errorf("consistency %q: %v", o.Consistency, err)
 	}
+	if o.WriteConsistency == "" {
+		o.WriteConsistency = o.Consistency
+	}
+	if _, err := gocql.ParseConsistencyWrapper(o.WriteConsistency); err != nil {
+		return o, fmt.Errorf("write consistency %q: %v", o.WriteConsistency, err)
+	}
 	if _, err := o.Replication.cql(); err != nil {
 		return o, err
 	}
@@ -197,6 +214,12 @@ func checkLayout(l layout) error {
 		return fmt.Errorf("journal shards %d: want 1 to %d", l.journalShards, maxJournalShards)
 	}
 	return nil
+}
+
+// writeConsistency is WriteConsistency parsed (checked by withDefaults).
+func (o Options) writeConsistency() gocql.Consistency {
+	c, _ := gocql.ParseConsistencyWrapper(o.WriteConsistency)
+	return c
 }
 
 // clusterConfig returns the driver configuration for o.

@@ -36,7 +36,7 @@ type rollupStore struct {
 var _ rollup.Store = (*rollupStore)(nil)
 
 func newRollupStore(st *Store) *rollupStore {
-	return &rollupStore{st: st, serial: serialConsistency(st.opts.Consistency), writers: map[uuid.UUID]*rollupWriter{}}
+	return &rollupStore{st: st, serial: serialConsistency(st.opts.WriteConsistency), writers: map[uuid.UUID]*rollupWriter{}}
 }
 
 // Rollups returns the rollup store on the same connection.
@@ -91,7 +91,7 @@ func (rs *rollupStore) PutDefinition(ctx context.Context, d *rollup.Definition) 
 	if err := rs.createSeq(ctx, c, d.ID); err != nil {
 		return herald.Unavailable(op, err)
 	}
-	err = c.s.Query(rs.cql(`INSERT INTO %s.rollup_defs (account, name, id, body) VALUES (?, ?, ?, ?)`),
+	err = c.write(rs.cql(`INSERT INTO %s.rollup_defs (account, name, id, body) VALUES (?, ?, ?, ?)`),
 		d.Account, d.Name, cqlUUID(d.ID), body).WithContext(ctx).Exec()
 	if err != nil {
 		return herald.Unavailable(op, err)
@@ -104,7 +104,7 @@ func (rs *rollupStore) PutDefinition(ctx context.Context, d *rollup.Definition) 
 
 // createSeq creates rollup id's sequence at 0 unless it exists.
 func (rs *rollupStore) createSeq(ctx context.Context, c *conn, id uuid.UUID) error {
-	_, err := c.s.Query(rs.cql(`INSERT INTO %s.rollup_seq (rollup_id, seq, nonce, deleted) VALUES (?, 0, ?, false) IF NOT EXISTS`),
+	_, err := c.write(rs.cql(`INSERT INTO %s.rollup_seq (rollup_id, seq, nonce, deleted) VALUES (?, 0, ?, false) IF NOT EXISTS`),
 		cqlUUID(id), cqlUUID(uuid.Nil)).SerialConsistency(rs.serial).WithContext(ctx).MapScanCAS(map[string]any{})
 	return err
 }
@@ -192,13 +192,13 @@ func (rs *rollupStore) DeleteDefinition(ctx context.Context, account, name strin
 	if err != nil {
 		return err
 	}
-	if err := c.s.Query(rs.cql(`DELETE FROM %s.rollup_last_firing WHERE rollup_id = ?`), cqlUUID(d.ID)).WithContext(ctx).Exec(); err != nil {
+	if err := c.write(rs.cql(`DELETE FROM %s.rollup_last_firing WHERE rollup_id = ?`), cqlUUID(d.ID)).WithContext(ctx).Exec(); err != nil {
 		return herald.Unavailable(op, err)
 	}
-	if err := c.s.Query(rs.cql(`DELETE FROM %s.rollup_defs WHERE account = ? AND name = ?`), account, name).WithContext(ctx).Exec(); err != nil {
+	if err := c.write(rs.cql(`DELETE FROM %s.rollup_defs WHERE account = ? AND name = ?`), account, name).WithContext(ctx).Exec(); err != nil {
 		return herald.Unavailable(op, err)
 	}
-	_, err = c.s.Query(rs.cql(`UPDATE %s.rollup_seq SET deleted = true WHERE rollup_id = ? IF EXISTS`), cqlUUID(d.ID)).
+	_, err = c.write(rs.cql(`UPDATE %s.rollup_seq SET deleted = true WHERE rollup_id = ? IF EXISTS`), cqlUUID(d.ID)).
 		SerialConsistency(rs.serial).WithContext(ctx).MapScanCAS(map[string]any{})
 	if err != nil {
 		return herald.Unavailable(op, err)

@@ -206,7 +206,7 @@ func (rs *rollupStore) Commit(ctx context.Context, d *rollup.Definition, b *roll
 			return herald.Unavailable(op, err)
 		}
 		cur := map[string]any{}
-		applied, err := c.s.Query(rs.cql(`UPDATE %s.rollup_seq SET seq = ?, nonce = ? WHERE rollup_id = ? IF seq = ? AND nonce = ? AND deleted = false`),
+		applied, err := c.write(rs.cql(`UPDATE %s.rollup_seq SET seq = ?, nonce = ? WHERE rollup_id = ? IF seq = ? AND nonce = ? AND deleted = false`),
 			next, cqlUUID(nonce), cqlUUID(d.ID), w.seq, cqlUUID(w.nonce)).SerialConsistency(rs.serial).Idempotent(false).WithContext(ctx).MapScanCAS(cur)
 		if err != nil {
 			w.known = false // the outcome is unknown: sync finds out
@@ -496,7 +496,7 @@ func (rs *rollupStore) writeBody(ctx context.Context, c *conn, id uuid.UUID, seq
 	of := (len(enc) + pendingChunk - 1) / pendingChunk
 	return parallel(of, rollupReadWorkers, func(i int) error {
 		part := enc[i*pendingChunk : min(len(enc), (i+1)*pendingChunk)]
-		return c.s.Query(rs.cql(`INSERT INTO %s.rollup_pending (rollup_id, seq, nonce, chunk, chunks, body) VALUES (?, ?, ?, ?, ?, ?) USING TTL ?`),
+		return c.write(rs.cql(`INSERT INTO %s.rollup_pending (rollup_id, seq, nonce, chunk, chunks, body) VALUES (?, ?, ?, ?, ?, ?) USING TTL ?`),
 			cqlUUID(id), seq, cqlUUID(nonce), i, of, part, int(pendingTTL/time.Second)).WithContext(ctx).Exec()
 	})
 }
@@ -592,7 +592,7 @@ func (rs *rollupStore) apply(ctx context.Context, c *conn, d *rollup.Definition,
 	if err := c.execN(ctx, &ws, rollupReadWorkers); err != nil {
 		return err
 	}
-	return c.s.Query(rs.cql(`UPDATE %s.rollup_applied USING TIMESTAMP ? SET seq = ? WHERE rollup_id = ?`), seq, seq, cqlUUID(d.ID)).WithContext(ctx).Exec()
+	return c.write(rs.cql(`UPDATE %s.rollup_applied USING TIMESTAMP ? SET seq = ? WHERE rollup_id = ?`), seq, seq, cqlUUID(d.ID)).WithContext(ctx).Exec()
 }
 
 var errNoFiring = errors.New("rollup firing without an ID")

@@ -145,7 +145,7 @@ func (rs *rollupStore) FiringDone(ctx context.Context, f rollup.Firing, at time.
 	if err != nil {
 		return err
 	}
-	if err := c.s.Query(rs.cql(`DELETE FROM %s.rollup_outbox WHERE shard = ? AND id = ?`), stringShard(f.ID, rollupOutboxShards), f.ID).WithContext(ctx).Exec(); err != nil {
+	if err := c.write(rs.cql(`DELETE FROM %s.rollup_outbox WHERE shard = ? AND id = ?`), stringShard(f.ID, rollupOutboxShards), f.ID).WithContext(ctx).Exec(); err != nil {
 		return herald.Unavailable(op, err)
 	}
 	return nil
@@ -194,7 +194,7 @@ func (rs *rollupStore) settle(ctx context.Context, op string, f rollup.Firing, k
 	if err != nil {
 		return herald.Errorf(herald.EInternal, "encode rollup firing outcome: %v", err)
 	}
-	err = c.s.Query(rs.cql(`UPDATE %s.rollup_last_firing USING TIMESTAMP ? SET outcome = ? WHERE rollup_id = ? AND trigger = ?`),
+	err = c.write(rs.cql(`UPDATE %s.rollup_last_firing USING TIMESTAMP ? SET outcome = ? WHERE rollup_id = ? AND trigger = ?`),
 		written-tsFiring+kind, b, cqlUUID(d.ID), f.Trigger).WithContext(ctx).Exec()
 	if err != nil {
 		return herald.Unavailable(op, err)

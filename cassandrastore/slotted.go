@@ -46,9 +46,10 @@ type recordKey struct {
 }
 
 // serialConsistency is the consistency of the Paxos phase of lightweight
-// transactions under the configured consistency: LOCAL_SERIAL when that is
-// a LOCAL_ one (the transaction then stays in the data center, as the
-// reads do), SERIAL otherwise.
+// transactions under the write consistency: LOCAL_SERIAL when that is a
+// LOCAL_ one (the transaction then stays in the data center), SERIAL
+// otherwise (EACH_QUORUM: the data centers agree, so that two of them
+// never both win one record).
 func serialConsistency(consistency string) gocql.Consistency {
 	if strings.HasPrefix(strings.ToUpper(consistency), "LOCAL_") {
 		return gocql.LocalSerial
@@ -79,7 +80,7 @@ func (t *slottedTable[T]) create(ctx context.Context, c *conn, op string, rec *T
 	// A create that finds the name taken reads the winner; if that record
 	// was deleted meanwhile, the insert is tried again.
 	for range 3 {
-		applied, err := c.s.Query(t.insert, args...).
+		applied, err := c.write(t.insert, args...).
 			SerialConsistency(t.serial).WithContext(ctx).MapScanCAS(map[string]any{})
 		if err != nil {
 			return nil, herald.Unavailable(op, err)
@@ -119,7 +120,7 @@ func (t *slottedTable[T]) get(ctx context.Context, c *conn, op, account, name st
 func (t *slottedTable[T]) replace(ctx context.Context, c *conn, op string, rec *T, cols ...any) error {
 	k := t.key(rec)
 	args := append(append(append([]any{}, cols...), t.at(k.account, k.name)...), cqlUUID(k.id))
-	q := c.s.Query(t.update, args...).SerialConsistency(t.serial).WithContext(ctx)
+	q := c.write(t.update, args...).SerialConsistency(t.serial).WithContext(ctx)
 	return t.apply(op, k.name, q)
 }
 
@@ -128,7 +129,7 @@ func (t *slottedTable[T]) replace(ctx context.Context, c *conn, op string, rec *
 func (t *slottedTable[T]) remove(ctx context.Context, c *conn, op string, rec *T) error {
 	k := t.key(rec)
 	args := append(t.at(k.account, k.name), cqlUUID(k.id))
-	q := c.s.Query(t.delete, args...).SerialConsistency(t.serial).Idempotent(false).WithContext(ctx)
+	q := c.write(t.delete, args...).SerialConsistency(t.serial).Idempotent(false).WithContext(ctx)
 	return t.apply(op, k.name, q)
 }
 

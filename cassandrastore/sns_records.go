@@ -30,7 +30,7 @@ func (ts *topicStore) PutAccountRecord(ctx context.Context, account, kind, key s
 	if value == nil {
 		value = []byte{} // an empty cell, not a null one
 	}
-	if err := c.s.Query(ts.q.putRecord, accountKey(account), kind, []byte(key), value).WithContext(ctx).Exec(); err != nil {
+	if err := c.write(ts.q.putRecord, accountKey(account), kind, []byte(key), value).WithContext(ctx).Exec(); err != nil {
 		return herald.Unavailable(op, err)
 	}
 	return nil
@@ -65,7 +65,7 @@ func (ts *topicStore) DeleteAccountRecord(ctx context.Context, account, kind, ke
 	if err != nil {
 		return err
 	}
-	if err := c.s.Query(ts.q.deleteRecord, accountKey(account), kind, []byte(key)).WithContext(ctx).Exec(); err != nil {
+	if err := c.write(ts.q.deleteRecord, accountKey(account), kind, []byte(key)).WithContext(ctx).Exec(); err != nil {
 		return herald.Unavailable(op, err)
 	}
 	return nil

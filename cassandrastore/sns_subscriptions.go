@@ -23,7 +23,7 @@ func (ts *topicStore) PutSubscription(ctx context.Context, s *sns.Subscription) 
 	if err != nil {
 		return err
 	}
-	err = c.s.Query(ts.q.insertSub, cqlUUID(s.TopicID), subBucket(s.ID), s.ID[:], s.TopicAccount, s.TopicName, s.Owner,
+	err = c.write(ts.q.insertSub, cqlUUID(s.TopicID), subBucket(s.ID), s.ID[:], s.TopicAccount, s.TopicName, s.Owner,
 		s.Protocol, s.Endpoint, encodeStrings(s.Attributes), s.Pending, s.Token, unixNs(s.CreatedAt)).
 		WithContext(ctx).Exec()
 	if err != nil {
@@ -63,7 +63,7 @@ func (ts *topicStore) DeleteSubscription(ctx context.Context, topicID, id uuid.U
 	} else if err != nil {
 		return herald.Unavailable(op, err)
 	}
-	if err := c.s.Query(ts.q.deleteSub, cqlUUID(topicID), subBucket(id), id[:]).WithContext(ctx).Exec(); err != nil {
+	if err := c.write(ts.q.deleteSub, cqlUUID(topicID), subBucket(id), id[:]).WithContext(ctx).Exec(); err != nil {
 		return herald.Unavailable(op, err)
 	}
 	return nil

@@ -81,7 +81,7 @@ func (ts *topicStore) DeleteTopic(ctx context.Context, t *sns.Topic) error {
 // deleteSubscriptions deletes every subscription partition of topic id.
 func (ts *topicStore) deleteSubscriptions(ctx context.Context, c *conn, id uuid.UUID) error {
 	return parallel(snsSubBuckets, snsConcurrency, func(bucket int) error {
-		return c.s.Query(ts.q.deleteSubBucket, cqlUUID(id), bucket).WithContext(ctx).Exec()
+		return c.write(ts.q.deleteSubBucket, cqlUUID(id), bucket).WithContext(ctx).Exec()
 	})
 }
 

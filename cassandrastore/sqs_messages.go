@@ -154,7 +154,7 @@ func (qs *queueStore) DeleteMessages(ctx context.Context, q *sqs.Queue, ids []uu
 		}
 	}
 	err = forEachChunk(&plan, func(k partKey, chunk [][]byte) error {
-		return c.s.Query(qs.q.deleteMessages, cqlUUID(q.ID), k.shard, k.bucket, chunk).WithContext(ctx).Exec()
+		return c.write(qs.q.deleteMessages, cqlUUID(q.ID), k.shard, k.bucket, chunk).WithContext(ctx).Exec()
 	})
 	if err != nil {
 		return herald.Unavailable(op, err)

@@ -97,7 +97,7 @@ func (qs *queueStore) PurgeMessages(ctx context.Context, q *sqs.Queue, before ti
 			return err
 		}
 		err := parallel(len(whole), sqsConcurrency, func(i int) error {
-			return c.s.Query(qs.q.deletePartition, cqlUUID(q.ID), shard, whole[i]).WithContext(ctx).Exec()
+			return c.write(qs.q.deletePartition, cqlUUID(q.ID), shard, whole[i]).WithContext(ctx).Exec()
 		})
 		if err != nil {
 			return err
@@ -131,6 +131,6 @@ func (qs *queueStore) purgeBucket(ctx context.Context, c *conn, q *sqs.Queue, k 
 		return err
 	}
 	return forEachChunk(&plan, func(k partKey, chunk [][]byte) error {
-		return c.s.Query(qs.q.deleteMessages, cqlUUID(q.ID), k.shard, k.bucket, chunk).WithContext(ctx).Exec()
+		return c.write(qs.q.deleteMessages, cqlUUID(q.ID), k.shard, k.bucket, chunk).WithContext(ctx).Exec()
 	})
 }

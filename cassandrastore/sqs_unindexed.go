@@ -29,7 +29,7 @@ func (qs *queueStore) MarkUnindexed(ctx context.Context, queueID uuid.UUID) erro
 	if err != nil {
 		return err
 	}
-	err = c.s.Query(qs.q.insertUnindexed, shardOf(queueID, sqsUnindexedSlots), cqlUUID(queueID),
+	err = c.write(qs.q.insertUnindexed, shardOf(queueID, sqsUnindexedSlots), cqlUUID(queueID),
 		qs.st.opts.Now().UnixNano(), int(sqsUnindexedTTL/time.Second)).WithContext(ctx).Exec()
 	if err != nil {
 		return herald.Unavailable(op, err)
@@ -68,7 +68,7 @@ func (qs *queueStore) TakeUnindexed(ctx context.Context, limit int) ([]uuid.UUID
 	}
 	err = parallel(len(marks), sqsConcurrency, func(i int) error {
 		m := marks[i]
-		return c.s.Query(qs.q.deleteUnindexed, m.ts, m.slot, cqlUUID(m.id)).WithContext(ctx).Exec()
+		return c.write(qs.q.deleteUnindexed, m.ts, m.slot, cqlUUID(m.id)).WithContext(ctx).Exec()
 	})
 	if err != nil {
 		return nil, herald.Unavailable(op, err)

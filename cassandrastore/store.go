@@ -54,6 +54,7 @@ type Store struct {
 // conn is an established session and the layout of the keyspace.
 type conn struct {
 	s     *gocql.Session
+	w     gocql.Consistency // of writes (Options.WriteConsistency)
 	l     layout
 	epoch string
 }
@@ -163,7 +164,7 @@ func (st *Store) connectLoop(ctx context.Context) {
 				epoch, err = ensureEpoch(schemaCtx, sess, st.opts.Keyspace)
 			}
 			cancel()
-			if err == nil && st.publish(&conn{s: sess, l: l, epoch: epoch}) {
+			if err == nil && st.publish(&conn{s: sess, w: st.opts.writeConsistency(), l: l, epoch: epoch}) {
 				connected = true
 				log.Info("cassandra: connected", "attempts", attempt)
 				return

@@ -129,7 +129,13 @@ func launch(t *testing.T, cmd *exec.Cmd, dataDir string, healthy bool) *server {
 // waitHealthy waits until url's /healthz answers 200 to c.
 func waitHealthy(t *testing.T, c *http.Client, url string) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	waitHealthyWithin(t, c, url, 15*time.Second)
+}
+
+// waitHealthyWithin is waitHealthy for up to d.
+func waitHealthyWithin(t *testing.T, c *http.Client, url string, d time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(d)
 	for time.Now().Before(deadline) {
 		resp, err := c.Get(url + "/healthz")
 		if err == nil {
@@ -140,7 +146,7 @@ func waitHealthy(t *testing.T, c *http.Client, url string) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	t.Fatalf("%s/healthz did not answer 200 within 15s", url)
+	t.Fatalf("%s/healthz did not answer 200 within %v", url, d)
 }
 
 func (s *server) logs() string {

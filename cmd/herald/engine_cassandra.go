@@ -29,7 +29,7 @@ func openCassandra(ctx context.Context, c storeConfig, aws awsConfig, log *slog.
 	}
 	st, err := cassandrastore.Open(ctx, cassandrastore.Options{
 		Hosts: hosts, Keyspace: c.cassandraKeyspace, Replication: repl,
-		Consistency: c.cassandraConsistency, LocalDC: c.cassandraLocalDC,
+		Consistency: c.cassandraConsistency, WriteConsistency: c.writeConsistency(), LocalDC: c.cassandraLocalDC,
 		Username: c.cassandraUsername, Password: c.cassandraPassword,
 		Timeout: c.cassandraTimeout, Logger: log,
 	})

@@ -20,6 +20,7 @@ type storeConfig struct {
 	cassandraHosts       string
 	cassandraKeyspace    string
 	cassandraConsistency string
+	cassandraWrites      string
 	cassandraReplication string
 	cassandraLocalDC     string
 	cassandraUsername    string
@@ -35,6 +36,7 @@ func (c *storeConfig) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.cassandraHosts, "cassandra-hosts", "127.0.0.1:9042", "Cassandra contact points, comma-separated host:port")
 	fs.StringVar(&c.cassandraKeyspace, "cassandra-keyspace", "herald", "Cassandra keyspace, created with its tables when absent")
 	fs.StringVar(&c.cassandraConsistency, "cassandra-consistency", "LOCAL_QUORUM", "consistency level of every Cassandra read and write (LOCAL_QUORUM, QUORUM, ONE, ...)")
+	fs.StringVar(&c.cassandraWrites, "cassandra-write-consistency", "", "consistency level of every Cassandra write; empty: EACH_QUORUM when --cassandra-local-dc is set (several data centers: an acknowledged write survives the loss of a data center, and writes fail while the other is unreachable), else --cassandra-consistency. LOCAL_QUORUM keeps writing through a partition, at the price of losing what the lost data center had not yet replicated (docs/deploy.md)")
 	fs.StringVar(&c.cassandraReplication, "cassandra-replication", "1", "replication of a keyspace Herald creates: a factor (SimpleStrategy), or DC:FACTOR,DC:FACTOR (NetworkTopologyStrategy)")
 	fs.StringVar(&c.cassandraLocalDC, "cassandra-local-dc", "", "this node's Cassandra data center: queries go to its replicas first (set it in multi-DC clusters)")
 	fs.StringVar(&c.cassandraUsername, "cassandra-username", "", "Cassandra user (PasswordAuthenticator); empty for none")
@@ -59,10 +61,22 @@ func parseReplication(text string) (cassandrastore.Replication, error) {
 	return cassandrastore.Replication{Class: "NetworkTopologyStrategy", DataCenters: dcs}, nil
 }
 
+// writeConsistency is --cassandra-write-consistency with its default.
+func (c storeConfig) writeConsistency() string {
+	switch {
+	case c.cassandraWrites != "":
+		return c.cassandraWrites
+	case c.cassandraLocalDC != "":
+		return "EACH_QUORUM"
+	}
+	return c.cassandraConsistency
+}
+
 // describe names the store for the start-up log line.
 func (c storeConfig) describe() []any {
 	if c.engine == "cassandra" {
-		return []any{"store", c.engine, "cassandra_hosts", c.cassandraHosts, "keyspace", c.cassandraKeyspace}
+		return []any{"store", c.engine, "cassandra_hosts", c.cassandraHosts, "keyspace", c.cassandraKeyspace,
+			"local_dc", c.cassandraLocalDC, "consistency", c.cassandraConsistency, "write_consistency", c.writeConsistency()}
 	}
 	return []any{"store", c.engine, "data_dir", c.dataDir}
 }

@@ -1,0 +1,240 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/google/uuid"
+)
+
+// These tests run on the two-DC rig of scripts/dcs (issue 18): one
+// Cassandra cluster of two data centers, a Redis and a RabbitMQ per data
+// center (the brokers federated), Herald nodes in each data center's
+// network namespace.
+
+// putOn stores a message under path through s and returns its
+// message_uuid, or the HTTP status and answer of a refused put.
+func putOn(t *testing.T, s *server, path string) (id string, status int, answer string) {
+	t.Helper()
+	ctx := ctxFor(t, 30*time.Second)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, s.URL+"/v1/messages", strings.NewReader(
+		fmt.Sprintf(`{"metadata":{"paths":[%q]},"body":"aGk="}`, path)))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("put %s on %s: %v", path, s.URL, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusCreated {
+		return "", resp.StatusCode, string(b)
+	}
+	var out struct {
+		ID string `json:"message_uuid"`
+	}
+	if err := json.Unmarshal(b, &out); err != nil || out.ID == "" {
+		t.Fatalf("put answer %s: %v", b, err)
+	}
+	return out.ID, resp.StatusCode, ""
+}
+
+// mustPut is putOn that fails the test unless the put is acknowledged.
+func mustPut(t *testing.T, s *server, path string) string {
+	t.Helper()
+	id, status, answer := putOn(t, s, path)
+	if id == "" {
+		t.Fatalf("put %s on %s: HTTP %d %s", path, s.URL, status, answer)
+	}
+	return id
+}
+
+// getStatus is the HTTP status of GET /v1/messages/{id} on s.
+func getStatus(t *testing.T, s *server, id string) int {
+	t.Helper()
+	resp, err := http.Get(s.URL + "/v1/messages/" + id)
+	if err != nil {
+		t.Fatalf("get %s on %s: %v", id, s.URL, err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// frames reads c's frames on a goroutine of its own until the connection
+// ends: a read that times out would close a coder/websocket connection.
+func frames(c *wsClient) <-chan map[string]any {
+	ch := make(chan map[string]any, 64)
+	go func() {
+		defer close(ch)
+		for {
+			_, b, err := c.conn.Read(c.ctx)
+			if err != nil {
+				c.t.Logf("WebSocket connection ended: %v", err)
+				return
+			}
+			var f map[string]any
+			if json.Unmarshal(b, &f) == nil {
+				ch <- f
+			}
+		}
+	}()
+	return ch
+}
+
+// nextOf returns the first frame of ch that keep accepts, within d.
+func nextOf(t *testing.T, ch <-chan map[string]any, d time.Duration, keep func(map[string]any) bool) map[string]any {
+	t.Helper()
+	timeout := time.After(d)
+	for {
+		select {
+		case f, ok := <-ch:
+			if !ok {
+				t.Fatal("the WebSocket connection ended")
+			}
+			if keep(f) {
+				return f
+			}
+		case <-timeout:
+			t.Fatalf("no such frame within %v", d)
+		}
+	}
+}
+
+// awaitLive puts probes under word.probe through s until a message frame
+// reaches ch, the frames of a device subscribed to word.#: the federation
+// between the brokers carries a new subscription's binding to the other
+// DC a moment after the subscription. Then it lets the probes still on
+// their way arrive and drops them.
+func awaitLive(t *testing.T, ch <-chan map[string]any, s *server, word string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		mustPut(t, s, word+".probe")
+		select {
+		case f := <-ch:
+			if f["type"] != "message" {
+				continue
+			}
+			for quiet := time.After(time.Second); ; {
+				select {
+				case <-ch:
+					continue
+				case <-quiet:
+				}
+				break
+			}
+			return
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+	t.Fatalf("no message put through %s reached the device within 30s", s.URL)
+}
+
+// TestTwoDCsDeviceFollowsTheOtherDC: a device connected to dc2 gets live
+// the messages stored in dc1; latest in dc2 shows them at once (the
+// default EACH_QUORUM writes); after reconnecting to dc1 it recovers,
+// with since = the last message it saw, what both DCs stored meanwhile,
+// with no gap, then goes on live with messages stored in dc2.
+func TestTwoDCsDeviceFollowsTheOtherDC(t *testing.T) {
+	r := requireTwoDCs(t)
+	a := r.start(t, r.dc1, "--ws-anonymous", "true")
+	b := r.start(t, r.dc2, "--ws-anonymous", "true")
+	word := "d" + strings.ReplaceAll(uuid.NewString()[:8], "-", "")
+
+	c := dialWS(t, b)
+	in := frames(c)
+	c.request(map[string]any{"type": "subscribe", "pattern": word + ".#"})
+	nextOf(t, in, 10*time.Second, ofType("subscribed"))
+	awaitLive(t, in, a, word)
+
+	id1 := mustPut(t, a, word+".news.1")
+	f := nextOf(t, in, 15*time.Second, func(f map[string]any) bool { return f["type"] == "message" && f["path"] == word+".news.1" })
+	if got := f["message"].(map[string]any)["message_uuid"]; got != id1 || f["source"] != "live" {
+		t.Errorf("dc2's device got %v, want news.1 (%s) live", f, id1)
+	}
+	if latest := latestJSON(t, b, word+".news.*"); !strings.Contains(latest, id1) {
+		t.Errorf("latest in dc2 right after the put in dc1: %s, want %s", latest, id1)
+	}
+	c.conn.Close(websocket.StatusNormalClosure, "moving to the other DC")
+
+	id2 := mustPut(t, a, word+".news.2")
+	id3 := mustPut(t, b, word+".news.3")
+	c2 := dialWS(t, a)
+	in2 := frames(c2)
+	c2.request(map[string]any{"type": "subscribe", "pattern": word + ".#", "mode": "recover", "since": id1})
+	var got []string
+	for {
+		f := nextOf(t, in2, 15*time.Second, func(f map[string]any) bool { return f["type"] == "message" || f["type"] == "recovered" })
+		if f["type"] == "recovered" {
+			if f["truncated"] != false {
+				t.Errorf("recovered frame %v says truncated", f)
+			}
+			break
+		}
+		got = append(got, f["message"].(map[string]any)["message_uuid"].(string))
+	}
+	if want := []string{id2, id3}; strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("recovered in dc1 after news.1: %v, want news.2 and news.3 %v", got, want)
+	}
+	awaitLive(t, in2, b, word)
+	id4 := mustPut(t, b, word+".news.4")
+	f = nextOf(t, in2, 15*time.Second, func(f map[string]any) bool { return f["type"] == "message" && f["path"] == word+".news.4" })
+	if got := f["message"].(map[string]any)["message_uuid"]; got != id4 {
+		t.Errorf("dc1's device got %v live, want news.4 (%s) stored in dc2", f, id4)
+	}
+}
+
+// TestTwoDCsLossWindowOfEachWriteSetting places writes around a cut link
+// and the death of dc1, and checks what dc2 still has:
+//
+//   - with the safe default (EACH_QUORUM), every acknowledged put, and no
+//     put is acknowledged while dc2 cannot confirm it;
+//   - with --cassandra-write-consistency LOCAL_QUORUM, puts go on being
+//     acknowledged through the cut, and those dc1 acknowledged while dc2
+//     could not receive them are gone with dc1: the loss window
+//     docs/deploy.md states.
+func TestTwoDCsLossWindowOfEachWriteSetting(t *testing.T) {
+	r := requireTwoDCs(t)
+	safe := r.start(t, r.dc1)
+	fast := r.start(t, r.dc1, "--cassandra-write-consistency", "LOCAL_QUORUM")
+	other := r.start(t, r.dc2)
+	word := "l" + strings.ReplaceAll(uuid.NewString()[:8], "-", "")
+
+	var kept []string // acknowledged while both DCs could confirm
+	for i := range 10 {
+		kept = append(kept, mustPut(t, safe, fmt.Sprintf("%s.safe.%d", word, i)))
+		kept = append(kept, mustPut(t, fast, fmt.Sprintf("%s.fast.%d", word, i)))
+	}
+	// Replication of the fast puts is asynchronous: give it well over its
+	// usual milliseconds before the cut.
+	time.Sleep(2 * time.Second)
+
+	heal := cutLink(t)
+	if id, status, answer := putOn(t, safe, word+".safe.cut"); id != "" {
+		t.Errorf("a safe put was acknowledged (%s) while dc2 was cut off", id)
+	} else if status != http.StatusServiceUnavailable {
+		t.Errorf("a safe put during the cut: HTTP %d %s, want 503", status, answer)
+	}
+	var window []string // acknowledged by dc1 alone
+	for i := range 5 {
+		window = append(window, mustPut(t, fast, fmt.Sprintf("%s.window.%d", word, i)))
+	}
+	r.killDC(t, r.dc1)
+	heal() // dc1 is gone: the link no longer matters, and its revival needs it
+
+	for _, id := range kept {
+		if s := getStatus(t, other, id); s != http.StatusOK {
+			t.Errorf("message %s, acknowledged before the cut, is HTTP %d in dc2 after dc1 died", id, s)
+		}
+	}
+	for _, id := range window {
+		if s := getStatus(t, other, id); s != http.StatusNotFound {
+			t.Errorf("message %s, acknowledged by dc1 alone during the cut, is HTTP %d in dc2: want 404 (the documented loss window)", id, s)
+		}
+	}
+}
