@@ -34,9 +34,9 @@ type Options struct {
 	Consistency string
 
 	// WriteConsistency is the consistency level of every write: inserts,
-	// updates, deletes and the commit of lightweight transactions, whose
-	// Paxos phase is then LOCAL_SERIAL for a LOCAL_ level and SERIAL
-	// otherwise. Empty means Consistency. In a cluster of several data
+	// updates, deletes and the commit of lightweight transactions (whose
+	// Paxos phase is SERIAL with LocalDC set, else LOCAL_SERIAL for a
+	// LOCAL_ level and SERIAL otherwise). Empty means Consistency. In a cluster of several data
 	// centers, EACH_QUORUM acknowledges a write once a quorum of the
 	// replicas in every data center holds it, so that an acknowledged
 	// message survives the loss of a whole data center; while a data

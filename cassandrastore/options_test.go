@@ -11,6 +11,7 @@ import (
 func TestWriteConsistency(t *testing.T) {
 	for _, tc := range []struct {
 		name, reads, writes string
+		localDC             string
 		want                gocql.Consistency
 		serial              gocql.Consistency
 		err                 bool
@@ -19,10 +20,11 @@ func TestWriteConsistency(t *testing.T) {
 		{name: "follows reads", reads: "QUORUM", want: gocql.Quorum, serial: gocql.Serial},
 		{name: "each quorum", reads: "LOCAL_QUORUM", writes: "EACH_QUORUM", want: gocql.EachQuorum, serial: gocql.Serial},
 		{name: "local writes", reads: "LOCAL_ONE", writes: "LOCAL_QUORUM", want: gocql.LocalQuorum, serial: gocql.LocalSerial},
+		{name: "several DCs, local writes", reads: "LOCAL_QUORUM", writes: "LOCAL_QUORUM", localDC: "dc1", want: gocql.LocalQuorum, serial: gocql.Serial},
 		{name: "invalid", writes: "MOST", err: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			o, err := Options{Hosts: []string{"127.0.0.1"}, Consistency: tc.reads, WriteConsistency: tc.writes}.withDefaults()
+			o, err := Options{Hosts: []string{"127.0.0.1"}, Consistency: tc.reads, WriteConsistency: tc.writes, LocalDC: tc.localDC}.withDefaults()
 			if tc.err {
 				if err == nil {
 					t.Fatalf("write consistency %q accepted", tc.writes)
@@ -35,7 +37,7 @@ func TestWriteConsistency(t *testing.T) {
 			if got := o.writeConsistency(); got != tc.want {
 				t.Errorf("write consistency %v, want %v", got, tc.want)
 			}
-			if got := serialConsistency(o.WriteConsistency); got != tc.serial {
+			if got := o.serialConsistency(); got != tc.serial {
 				t.Errorf("serial consistency %v, want %v", got, tc.serial)
 			}
 		})

@@ -36,7 +36,7 @@ type rollupStore struct {
 var _ rollup.Store = (*rollupStore)(nil)
 
 func newRollupStore(st *Store) *rollupStore {
-	return &rollupStore{st: st, serial: serialConsistency(st.opts.WriteConsistency), writers: map[uuid.UUID]*rollupWriter{}}
+	return &rollupStore{st: st, serial: st.opts.serialConsistency(), writers: map[uuid.UUID]*rollupWriter{}}
 }
 
 // Rollups returns the rollup store on the same connection.

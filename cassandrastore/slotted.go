@@ -46,12 +46,13 @@ type recordKey struct {
 }
 
 // serialConsistency is the consistency of the Paxos phase of lightweight
-// transactions under the write consistency: LOCAL_SERIAL when that is a
-// LOCAL_ one (the transaction then stays in the data center), SERIAL
-// otherwise (EACH_QUORUM: the data centers agree, so that two of them
-// never both win one record).
-func serialConsistency(consistency string) gocql.Consistency {
-	if strings.HasPrefix(strings.ToUpper(consistency), "LOCAL_") {
+// transactions: SERIAL in a cluster of several data centers (LocalDC set),
+// whatever the write level, so that two data centers never both win one
+// record (a queue or topic created in both at once; during a cut such
+// writes fail rather than diverge); otherwise LOCAL_SERIAL under a LOCAL_
+// write level and SERIAL under any other.
+func (o Options) serialConsistency() gocql.Consistency {
+	if o.LocalDC == "" && strings.HasPrefix(strings.ToUpper(o.WriteConsistency), "LOCAL_") {
 		return gocql.LocalSerial
 	}
 	return gocql.Serial

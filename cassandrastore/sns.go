@@ -21,7 +21,7 @@ type topicStore struct {
 
 func newTopicStore(st *Store) *topicStore {
 	q := newSNSQueries(st.opts.Keyspace)
-	return &topicStore{st: st, q: q, records: topicRecords(q, serialConsistency(st.opts.WriteConsistency))}
+	return &topicStore{st: st, q: q, records: topicRecords(q, st.opts.serialConsistency())}
 }
 
 // enter returns the connection for one call of op (see Store.enter).

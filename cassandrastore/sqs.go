@@ -32,7 +32,7 @@ const sqsDefaultShards = 4
 
 func newQueueStore(st *Store) *queueStore {
 	q := newSQSQueries(st.opts.Keyspace)
-	return &queueStore{st: st, q: q, records: queueRecords(q, serialConsistency(st.opts.WriteConsistency))}
+	return &queueStore{st: st, q: q, records: queueRecords(q, st.opts.serialConsistency())}
 }
 
 // DefaultShards is the shard count of new queues: see sqsDefaultShards.
