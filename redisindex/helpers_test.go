@@ -122,7 +122,7 @@ func builtQueue(t testing.TB, ix testIndex, fifo bool) sqs.IndexQueue {
 func newIDs(n int) []uuid.UUID {
 	ids := make([]uuid.UUID, n)
 	for i := range ids {
-		ids[i] = uuid.Must(uuid.NewUUID())
+		ids[i] = uuid.Must(sqs.NewMessageID()) // in send order, as Herald makes them
 	}
 	return ids
 }

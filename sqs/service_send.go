@@ -174,7 +174,7 @@ func (s *Service) newMessage(c Caller, q *Queue, o outgoing) (*Message, error) {
 	if err != nil {
 		return nil, err
 	}
-	id, err := uuid.NewUUID()
+	id, err := NewMessageID()
 	if err != nil {
 		return nil, ErrInternal(err)
 	}

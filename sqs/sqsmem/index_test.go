@@ -40,7 +40,7 @@ func newFixture(t *testing.T, fifo bool, opts IndexOptions) *fixture {
 func (f *fixture) id(name string) uuid.UUID {
 	id, ok := f.ids[name]
 	if !ok {
-		id = uuid.Must(uuid.NewUUID()) // version 1, in order: as Herald makes message IDs
+		id = uuid.Must(sqs.NewMessageID()) // version 1, in order: as Herald makes message IDs
 		f.ids[name], f.names[id] = id, name
 	}
 	return id
