@@ -189,6 +189,14 @@ var tableDefs = []struct{ name, cql string }{
 		name text PRIMARY KEY,
 		epoch text
 	)`},
+	// Each data center's heartbeat (heartbeat.go): the time its nodes
+	// last wrote, read in the other data centers to tell how far behind
+	// replication from it is. One row per data center, overwritten every
+	// second; the TTL drops the row of a data center gone for a day.
+	{"dc_heartbeat", `CREATE TABLE IF NOT EXISTS %[1]s.dc_heartbeat (
+		dc text PRIMARY KEY,
+		at_ms bigint
+	) WITH default_time_to_live = 86400 AND gc_grace_seconds = 10800`},
 }
 
 // ensureSchema creates the keyspace and the tables that do not exist yet,

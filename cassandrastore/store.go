@@ -49,6 +49,10 @@ type Store struct {
 	topics *topicStore
 	// rollups is the rollup store on the same connection (Rollups).
 	rollups *rollupStore
+
+	// heartbeat measures the replication lag from the other data
+	// centers (LocalDC set).
+	heartbeat heartbeat
 }
 
 // conn is an established session and the layout of the keyspace.
@@ -167,6 +171,9 @@ func (st *Store) connectLoop(ctx context.Context) {
 			if err == nil && st.publish(&conn{s: sess, w: st.opts.writeConsistency(), l: l, epoch: epoch}) {
 				connected = true
 				log.Info("cassandra: connected", "attempts", attempt)
+				if st.opts.LocalDC != "" {
+					go st.runHeartbeat(ctx)
+				}
 				return
 			}
 		}

@@ -11,6 +11,8 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/google/uuid"
+
+	"github.com/heraldmq/herald/internal/promtext"
 )
 
 // These tests run on the two-DC rig of scripts/dcs (issue 18): one
@@ -236,5 +238,61 @@ func TestTwoDCsLossWindowOfEachWriteSetting(t *testing.T) {
 		if s := getStatus(t, other, id); s != http.StatusNotFound {
 			t.Errorf("message %s, acknowledged by dc1 alone during the cut, is HTTP %d in dc2: want 404 (the documented loss window)", id, s)
 		}
+	}
+}
+
+// replicationLag is herald_dc_replication_lag_seconds{peer} on s's
+// /metrics, or -1 before the node has seen the peer.
+func replicationLag(t *testing.T, s *server, peer string) float64 {
+	t.Helper()
+	key := `herald_dc_replication_lag_seconds{peer="` + peer + `"}`
+	m, err := promtext.Fetch(ctxFor(t, 10*time.Second), http.DefaultClient, s.URL+"/metrics", key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := m[key]; ok {
+		return v
+	}
+	return -1
+}
+
+// awaitLag waits up to d for cond to hold of s's lag from peer and
+// returns the last lag read.
+func awaitLag(t *testing.T, s *server, peer string, d time.Duration, cond func(float64) bool) float64 {
+	t.Helper()
+	lag := -1.0
+	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
+		if lag = replicationLag(t, s, peer); cond(lag) {
+			return lag
+		}
+	}
+	return lag
+}
+
+// TestTwoDCsReplicationLagShowsACut: each node reports the replication lag
+// from the other data center on /metrics: about the heartbeat's second
+// while the link is up, growing while it is cut, back once it heals.
+func TestTwoDCsReplicationLagShowsACut(t *testing.T) {
+	r := requireTwoDCs(t)
+	a := r.start(t, r.dc1)
+	b := r.start(t, r.dc2)
+	healthy := func(lag float64) bool { return lag >= 0 && lag < 3 }
+	if lag := awaitLag(t, a, "dc2", 30*time.Second, healthy); !healthy(lag) {
+		t.Fatalf("dc1's lag from dc2 with the link up: %v s, want under 3", lag)
+	}
+	if lag := awaitLag(t, b, "dc1", 30*time.Second, healthy); !healthy(lag) {
+		t.Fatalf("dc2's lag from dc1 with the link up: %v s, want under 3", lag)
+	}
+	heal := cutLink(t)
+	cut := func(lag float64) bool { return lag > 6 }
+	if lag := awaitLag(t, a, "dc2", 30*time.Second, cut); !cut(lag) {
+		t.Errorf("dc1's lag from dc2 with the link cut: %v s, want it past 6 s", lag)
+	}
+	if lag := awaitLag(t, b, "dc1", 30*time.Second, cut); !cut(lag) {
+		t.Errorf("dc2's lag from dc1 with the link cut: %v s, want it past 6 s", lag)
+	}
+	heal()
+	if lag := awaitLag(t, a, "dc2", 60*time.Second, healthy); !healthy(lag) {
+		t.Errorf("dc1's lag from dc2 after the link healed: %v s, want under 3", lag)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/heraldmq/herald/cassandrastore"
@@ -49,15 +50,16 @@ func openCassandra(ctx context.Context, c storeConfig, aws awsConfig, log *slog.
 	opts := redisindex.Options{Prefix: aws.redisPrefix, Breaker: breaker}
 	notifier := redisindex.NewNotifier(client, opts)
 	return &engine{
-		name:     "cassandra",
-		cache:    st,
-		queues:   st.Queues(),
-		index:    redisindex.New(client, opts),
-		notifier: notifier,
-		topics:   st.Topics(),
-		rollups:  st.Rollups(),
-		ready:    st.Ready,
-		breaker:  breaker,
+		name:       "cassandra",
+		cache:      st,
+		queues:     st.Queues(),
+		index:      redisindex.New(client, opts),
+		notifier:   notifier,
+		topics:     st.Topics(),
+		rollups:    st.Rollups(),
+		ready:      st.Ready,
+		breaker:    breaker,
+		collectors: []prometheus.Collector{st.Collector()},
 		close: func() {
 			notifier.Close()
 			client.Close()
