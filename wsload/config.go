@@ -20,6 +20,7 @@ import (
 // Config is what Run is told.
 type Config struct {
 	Server          string        // http:// or https:// base URL of the server
+	PublishServer   string        // Herald: another node (of another data center, say) to publish through; default Server
 	Protocol        string        // ProtocolHerald (default) or ProtocolCentrifugo
 	APIKey          string        // Centrifugo: the server API key publishes send (X-API-Key)
 	TokenSecret     string        // Centrifugo: HMAC secret of the connection JWTs; empty: connect without a token
@@ -62,10 +63,22 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Protocol == "" {
 		c.Protocol = ProtocolHerald
 	}
+	if c.PublishServer != "" {
+		if c.Protocol != ProtocolHerald {
+			return c, fmt.Errorf("publish server: only with protocol %s", ProtocolHerald)
+		}
+		if !strings.HasPrefix(c.PublishServer, "http://") && !strings.HasPrefix(c.PublishServer, "https://") {
+			return c, fmt.Errorf("publish server %q: want an http:// or https:// URL", c.PublishServer)
+		}
+	}
+	c.PublishServer = strings.TrimSuffix(c.PublishServer, "/")
 	if _, ok := protocols[c.Protocol]; !ok {
 		return c, fmt.Errorf("protocol %q: want %s or %s", c.Protocol, ProtocolHerald, ProtocolCentrifugo)
 	}
 	c.Server = strings.TrimSuffix(c.Server, "/")
+	if c.PublishServer == "" {
+		c.PublishServer = c.Server
+	}
 	if c.DialConcurrency == 0 {
 		c.DialConcurrency = 64
 	}

@@ -87,10 +87,10 @@ func decodeDelivery(b []byte) (n int, sent time.Time, ok bool) {
 	return parseBody(raw[:m])
 }
 
-// publisher puts each message through POST /v1/messages under pattern k's
-// path.
+// publisher puts each message through POST /v1/messages of the publish
+// server under pattern k's path.
 func (heraldProtocol) publisher(cfg Config) func(context.Context, int, []byte) error {
-	c := client.New(cfg.Server, cfg.HTTPClient)
+	c := client.New(cfg.PublishServer, cfg.HTTPClient)
 	return func(ctx context.Context, k int, body []byte) error {
 		_, _, err := c.Put(ctx, api.PutRequest{
 			Metadata: json.RawMessage(`{"paths":["` + cfg.path(k) + `"]}`),

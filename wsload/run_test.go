@@ -101,6 +101,10 @@ func TestConfigValidate(t *testing.T) {
 		"timeout":     func(c *Config) { c.Timeout = 0 },
 		"dial":        func(c *Config) { c.DialConcurrency = -1 },
 		"protocol":    func(c *Config) { c.Protocol = "mqtt" },
+		"publish url": func(c *Config) { c.PublishServer = "h:2" },
+		"publish to centrifugo": func(c *Config) {
+			c.Protocol, c.PublishServer = ProtocolCentrifugo, "http://h:2"
+		},
 	} {
 		c := ok
 		mod(&c)
@@ -109,6 +113,9 @@ func TestConfigValidate(t *testing.T) {
 		}
 	}
 	c, _ := ok.withDefaults()
+	if c.PublishServer != c.Server {
+		t.Errorf("publish server %q, want the server %q by default", c.PublishServer, c.Server)
+	}
 	if c.wsURL() != "ws://h:1/v1/ws" || c.pattern(3) != "bench."+c.Run+".3.#" || !strings.HasPrefix(c.path(3), "bench."+c.Run+".3.") {
 		t.Fatalf("%s %s %s", c.wsURL(), c.pattern(3), c.path(3))
 	}

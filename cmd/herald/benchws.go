@@ -23,6 +23,7 @@ func parseBenchWSFlags(args []string, stderr io.Writer) (benchWSConfig, error) {
 	)
 	fs := newFlagSet("bench ws", "bench ws [flags]   measure a running server's WebSocket fan-out and memory per connection", stderr)
 	fs.StringVar(&lc.Server, "server", "http://127.0.0.1:4566", "server to load (only ever this address); its WebSocket endpoint (Herald: /v1/ws, Centrifugo: /connection/websocket) is reached as ws:// or wss://")
+	fs.StringVar(&lc.PublishServer, "publish-server", "", "Herald: publish through this node instead of --server (another node, or a node of another data center: the latency then includes the way between them); empty: --server")
 	fs.StringVar(&lc.Protocol, "protocol", wsload.ProtocolHerald, "what the server speaks: herald, or centrifugo (its JSON client protocol, publishing through its server API /api/publish) to compare with a Centrifugo server")
 	fs.StringVar(&lc.APIKey, "centrifugo-api-key", "", "with --protocol centrifugo: the server API key (http_api.key) publishes send")
 	fs.StringVar(&lc.TokenSecret, "centrifugo-token-secret", "", "with --protocol centrifugo: the HMAC secret (client.token.hmac_secret_key) connection JWTs are signed with; empty: connect without a token")
