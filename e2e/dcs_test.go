@@ -295,4 +295,19 @@ func TestTwoDCsReplicationLagShowsACut(t *testing.T) {
 	if lag := awaitLag(t, a, "dc2", 60*time.Second, healthy); !healthy(lag) {
 		t.Errorf("dc1's lag from dc2 after the link healed: %v s, want under 3", lag)
 	}
+
+	// The alerts and dashboard panels on the data centers' metrics name
+	// metrics such a node exports (TestOpsCassandraDegradedAndDeployFiles
+	// checks the others).
+	exported := map[string]bool{}
+	for name := range scrape(t, a) {
+		exported[name] = true
+	}
+	alerts, _ := splitByMetric(alertExpressions(t, "../deploy/prometheus/alerts.yml"), dcMetrics)
+	panels, _ := splitByMetric(dashboardExpressions(t, "../deploy/grafana/herald.json"), dcMetrics)
+	if len(alerts) == 0 || len(panels) == 0 {
+		t.Errorf("no alert (%d) or no panel (%d) on the data centers' metrics", len(alerts), len(panels))
+	}
+	checkExpressions(t, alerts, exported)
+	checkExpressions(t, panels, exported)
 }
