@@ -12,6 +12,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/google/uuid"
 
+	"github.com/heraldmq/herald/cache/cachetest"
 	"github.com/heraldmq/herald/internal/promtext"
 )
 
@@ -310,4 +311,63 @@ func TestTwoDCsReplicationLagShowsACut(t *testing.T) {
 	}
 	checkExpressions(t, alerts, exported)
 	checkExpressions(t, panels, exported)
+}
+
+// putID stores a message with the given message_uuid under path through
+// s, failing the test unless it is acknowledged.
+func putID(t *testing.T, s *server, path string, id uuid.UUID) {
+	t.Helper()
+	resp, err := http.Post(s.URL+"/v1/messages", "application/json", strings.NewReader(
+		fmt.Sprintf(`{"message_uuid":%q,"metadata":{"paths":[%q]},"body":"aGk="}`, id, path)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("put %s on %s: HTTP %d %s", id, s.URL, resp.StatusCode, b)
+	}
+}
+
+// TestTwoDCsLatestConvergesAfterACut: with writes that go on through a cut
+// (LOCAL_QUORUM), each data center takes a message of one path the other
+// cannot see; they disagree on the path's latest while cut, and once the
+// link heals (Cassandra's hints replay the writes) both answer the message
+// with the newest message time, though it arrived first.
+func TestTwoDCsLatestConvergesAfterACut(t *testing.T) {
+	r := requireTwoDCs(t)
+	fast := []string{"--cassandra-write-consistency", "LOCAL_QUORUM"}
+	a := r.start(t, r.dc1, fast...)
+	b := r.start(t, r.dc2, fast...)
+	path := "c" + strings.ReplaceAll(uuid.NewString()[:8], "-", "") + ".latest"
+	now := time.Now()
+	newer, older := cachetest.UUIDAt(now), cachetest.UUIDAt(now.Add(-time.Minute))
+
+	heal := cutLink(t)
+	putID(t, b, path, newer) // arrives first, but is the newer message
+	putID(t, a, path, older)
+	if got := latestJSON(t, a, path); !strings.Contains(got, older.String()) {
+		t.Errorf("latest in dc1 during the cut: %s, want its own message %s", got, older)
+	}
+	if got := latestJSON(t, b, path); !strings.Contains(got, newer.String()) {
+		t.Errorf("latest in dc2 during the cut: %s, want its own message %s", got, newer)
+	}
+	// Past the write timeout, so that each node has written its hints.
+	time.Sleep(6 * time.Second)
+	heal()
+	// Both data centers converge: the latest is the newer message, and
+	// each holds both messages (the older one in the path's history).
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		ga, gb := latestJSON(t, a, path), latestJSON(t, b, path)
+		sa, sb := getStatus(t, a, newer.String()), getStatus(t, b, older.String())
+		if strings.Contains(ga, newer.String()) && strings.Contains(gb, newer.String()) && sa == http.StatusOK && sb == http.StatusOK {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("90 s after the link healed: latest in dc1 %s, in dc2 %s (want both %s); the other DC's message: HTTP %d in dc1, %d in dc2 (want 200)",
+				ga, gb, newer, sa, sb)
+		}
+		time.Sleep(time.Second)
+	}
 }
