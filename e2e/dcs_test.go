@@ -6,9 +6,13 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awssqs "github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/coder/websocket"
 	"github.com/google/uuid"
 
@@ -369,5 +373,60 @@ func TestTwoDCsLatestConvergesAfterACut(t *testing.T) {
 				ga, gb, newer, sa, sb)
 		}
 		time.Sleep(time.Second)
+	}
+}
+
+// TestTwoDCsCreateQueueRaceHasOneWinner creates queues of one name in both
+// data centers at once, each with its own visibility timeout: queue
+// records are lightweight transactions at SERIAL across the data centers,
+// so for each name exactly one creation wins, the other is told the queue
+// exists with other attributes, and both data centers then show the
+// winner's attributes (at LOCAL_SERIAL each data center could have won in
+// its own half of the cluster, making two queues of one name).
+func TestTwoDCsCreateQueueRaceHasOneWinner(t *testing.T) {
+	r := requireTwoDCs(t)
+	a := r.start(t, r.dc1)
+	b := r.start(t, r.dc2)
+	ca, cb := sqsClient(a), sqsClient(b)
+	ctx := ctxFor(t, 2*time.Minute)
+	for i := range 8 {
+		name := fmt.Sprintf("race-%s-%d", uuid.NewString()[:8], i)
+		var wg sync.WaitGroup
+		errs := make([]error, 2)
+		for j, c := range []*awssqs.Client{ca, cb} {
+			wg.Go(func() {
+				_, errs[j] = c.CreateQueue(ctx, &awssqs.CreateQueueInput{QueueName: aws.String(name),
+					Attributes: map[string]string{"VisibilityTimeout": fmt.Sprint(31 + j)}})
+			})
+		}
+		wg.Wait()
+		winner := -1
+		for j, err := range errs {
+			switch {
+			case err == nil && winner >= 0:
+				t.Fatalf("%s: both data centers created the queue", name)
+			case err == nil:
+				winner = j
+			case !strings.Contains(err.Error(), "QueueAlreadyExists"):
+				t.Fatalf("%s: CreateQueue in dc%d: %v", name, j+1, err)
+			}
+		}
+		if winner < 0 {
+			t.Fatalf("%s: neither creation won: %v", name, errs)
+		}
+		for j, c := range []*awssqs.Client{ca, cb} {
+			url, err := c.GetQueueUrl(ctx, &awssqs.GetQueueUrlInput{QueueName: aws.String(name)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := c.GetQueueAttributes(ctx, &awssqs.GetQueueAttributesInput{QueueUrl: url.QueueUrl,
+				AttributeNames: []types.QueueAttributeName{types.QueueAttributeNameVisibilityTimeout}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := out.Attributes["VisibilityTimeout"], fmt.Sprint(31+winner); got != want {
+				t.Errorf("%s in dc%d: VisibilityTimeout %s, want the winner's %s", name, j+1, got, want)
+			}
+		}
 	}
 }
