@@ -8,7 +8,8 @@
 // one Redis Cluster slot. Key layout, for prefix P (default "herald:sqs:")
 // and queue ID Q:
 //
-//	P{Q}:m        hash: b = "2" once built (the "loaded" marker, naming this layout), s = add sequence,
+//	P{Q}:m        hash: b = "2" once built (the "loaded" marker, naming this layout),
+//	              e = the index epoch it was built (or is being rebuilt) under, s = add sequence,
 //	              rp = an interrupted rebuild's position (lua/rebuildadd.lua)
 //	P{Q}:d        hash: message id (16 bytes) -> "seq:receives:firstReceiveMs:group"
 //	P{Q}:v        zset: member -> visible-at (ms); every tracked message
@@ -34,6 +35,17 @@
 //
 // A queue marked built by an older layout (b = "1", groups as lists in add
 // order) is forgotten when first seen and rebuilt from the Store.
+//
+// The index epoch (sqs.IndexEpochs, sqs.IndexQueue.Epoch) is a number per
+// data center, kept in Cassandra, that every built marker must match:
+// Receive, Counts and Missing forget a state written under an older epoch
+// (as for an older layout: the queue is rebuilt from the Store) and answer
+// sqs.ErrStaleEpoch for a newer one, which the node reads again. A marker
+// without e (written before epochs existed) counts as epoch 0, so the
+// layout stays "2": nodes of an older release, which ignore e, go on using
+// the states newer ones build. Bumping the epoch ('herald sqs-reindex')
+// makes a data center's Redis forget every queue, lazily, on next use,
+// and nothing else in that Redis.
 //
 // The loaded marker exists because an empty Redis and an empty queue look
 // alike: after a flush, a restart or a failover the marker is gone, Receive

@@ -123,14 +123,14 @@ func (ix *Index) Receive(ctx context.Context, q sqs.IndexQueue, r sqs.ReceiveReq
 		reply, err = scriptReceive.Run(ctx, ix.client, k.state,
 			k.groupPrefix, fifoArg(q), ix.opts.idleMillis(),
 			millis(r.Now), max(r.Max, 0), millis(r.Until),
-			ix.opts.GroupScan, ix.opts.BlockLift).Slice()
+			ix.opts.GroupScan, ix.opts.BlockLift, q.Epoch).Slice()
 		return err
 	})
 	if err != nil {
 		return sqs.ReceiveResult{}, err
 	}
-	if len(reply) < 2 || reply[0] != int64(1) {
-		return sqs.ReceiveResult{}, sqs.ErrNotBuilt
+	if err := builtErr(reply, 2); err != nil {
+		return sqs.ReceiveResult{}, err
 	}
 	res := sqs.ReceiveResult{NextVisibleAt: timeOf(asInt(reply[1]))}
 	for i := 2; i+3 < len(reply); i += 4 {
@@ -212,14 +212,14 @@ func (ix *Index) Counts(ctx context.Context, q sqs.IndexQueue, now time.Time) (s
 	k := ix.keys(q.ID)
 	var reply []any
 	err := ix.call(ctx, "redisindex.Counts", func(ctx context.Context) (err error) {
-		reply, err = scriptCounts.Run(ctx, ix.client, k.state, millis(now)).Slice()
+		reply, err = scriptCounts.Run(ctx, ix.client, k.state, millis(now), q.Epoch).Slice()
 		return err
 	})
 	if err != nil {
 		return sqs.Counts{}, err
 	}
-	if len(reply) < 4 || reply[0] != int64(1) {
-		return sqs.Counts{}, sqs.ErrNotBuilt
+	if err := builtErr(reply, 4); err != nil {
+		return sqs.Counts{}, err
 	}
 	return sqs.Counts{Visible: asInt(reply[1]), InFlight: asInt(reply[2]), Delayed: asInt(reply[3])}, nil
 }
@@ -230,9 +230,10 @@ func (ix *Index) Missing(ctx context.Context, q sqs.IndexQueue, ids []uuid.UUID)
 	var missing []uuid.UUID
 	for start := 0; start < len(ids); start += batchSize {
 		chunk := ids[start:min(start+batchSize, len(ids))]
-		args := make([]any, len(chunk))
+		args := make([]any, 1+len(chunk))
+		args[0] = q.Epoch
 		for i, id := range chunk {
-			args[i] = id[:]
+			args[1+i] = id[:]
 		}
 		var reply []any
 		err := ix.call(ctx, "redisindex.Missing", func(ctx context.Context) (err error) {
@@ -242,8 +243,8 @@ func (ix *Index) Missing(ctx context.Context, q sqs.IndexQueue, ids []uuid.UUID)
 		if err != nil {
 			return nil, err
 		}
-		if len(reply) == 0 || reply[0] != int64(1) {
-			return nil, sqs.ErrNotBuilt
+		if err := builtErr(reply, 1); err != nil {
+			return nil, err
 		}
 		for _, v := range reply[1:] {
 			if i := asInt(v); i >= 1 && int(i) <= len(chunk) {
@@ -268,15 +269,19 @@ func (ix *Index) MarkBuilt(ctx context.Context, q sqs.IndexQueue) error {
 	return err
 }
 
-// markBuilt marks q built, under the lease token when one is given;
-// false when that lease no longer holds.
+// markBuilt marks q built under q.Epoch, under the lease token when one
+// is given; false when that lease no longer holds, sqs.ErrStaleEpoch when
+// the state is of a newer epoch.
 func (ix *Index) markBuilt(ctx context.Context, q sqs.IndexQueue, token string) (bool, error) {
 	k := ix.keys(q.ID)
 	var n int64
 	err := ix.call(ctx, "redisindex.MarkBuilt", func(ctx context.Context) (err error) {
-		n, err = scriptMarkBuilt.Run(ctx, ix.client, k.withLock(), ix.opts.idleMillis(), token).Int64()
+		n, err = scriptMarkBuilt.Run(ctx, ix.client, k.withLock(), ix.opts.idleMillis(), token, q.Epoch).Int64()
 		return err
 	})
+	if err == nil && n < 0 {
+		return false, sqs.ErrStaleEpoch
+	}
 	return n == 1, err
 }
 
@@ -351,8 +356,8 @@ func (l *rebuildLease) Add(ctx context.Context, entries []sqs.Entry, position st
 		if n == len(entries) {
 			pos = position
 		}
-		args := make([]any, 0, 4+6*n)
-		args = append(args, k.groupPrefix, fifoArg(l.q), l.token, pos)
+		args := make([]any, 0, 5+6*n)
+		args = append(args, k.groupPrefix, fifoArg(l.q), l.token, pos, l.q.Epoch)
 		args = appendEntries(args, l.q, entries[:n])
 		var added int64
 		err := l.ix.call(ctx, "redisindex.RebuildAdd", func(ctx context.Context) (err error) {
@@ -400,6 +405,19 @@ func (ix *Index) Deduplicate(ctx context.Context, q sqs.IndexQueue, key string, 
 		return uuid.Nil, false, fmt.Errorf("redisindex: Deduplicate: bad id under %q: %w", rkey, err)
 	}
 	return existing, true, nil
+}
+
+// builtErr reads the first element of a reply of a script that checks the
+// built marker (built in lua/common.lua): nil when built and the reply has
+// at least n elements, else sqs.ErrStaleEpoch or sqs.ErrNotBuilt.
+func builtErr(reply []any, n int) error {
+	switch {
+	case len(reply) > 0 && reply[0] == int64(-1):
+		return sqs.ErrStaleEpoch
+	case len(reply) < n || reply[0] != int64(1):
+		return sqs.ErrNotBuilt
+	}
+	return nil
 }
 
 func randomToken() string {

@@ -58,10 +58,26 @@ var ErrNotInFlight = errors.New("sqs: message not in flight")
 // changed.
 var ErrStaleReceipt = errors.New("sqs: receipt handle of an earlier receive")
 
+// ErrStaleEpoch is returned by the Index operations that check a queue's
+// built marker (Receive, Counts, Missing, MarkBuilt, RebuildLease.Commit)
+// when the queue's state was built under a newer index epoch than the
+// IndexQueue's: the caller's epoch is out of date (another node of its
+// data center already saw a bump). Nothing is changed; the caller reads
+// its epoch again (IndexEpochs) and retries.
+var ErrStaleEpoch = errors.New("sqs: index epoch of this node is older than the queue's state")
+
 // IndexQueue names a queue to the Index.
 type IndexQueue struct {
 	ID   uuid.UUID
 	FIFO bool
+	// Epoch is the index epoch of the caller's data center (IndexEpochs;
+	// 0 where there is none). The operations that check the built marker
+	// compare it with the epoch the state was built under: equal, the
+	// state is used; older state, it is dropped and ErrNotBuilt returned,
+	// so that the queue is rebuilt from the Store; newer state,
+	// ErrStaleEpoch. A state built before epochs existed counts as built
+	// under epoch 0.
+	Epoch uint64
 }
 
 // SentBefore reports whether message a was sent before message b, by their
@@ -157,7 +173,9 @@ type Index interface {
 	Add(ctx context.Context, q IndexQueue, entries []Entry) error
 	// Receive hands out up to r.Max messages visible at r.Now, makes them
 	// invisible until r.Until and counts the receive. ErrNotBuilt if the
-	// queue's state is not (or no longer) complete.
+	// queue's state is not (or no longer) complete, or was built under an
+	// older epoch than q.Epoch (the state is then dropped, as by Drop);
+	// ErrStaleEpoch if it was built under a newer one (see IndexQueue).
 	Receive(ctx context.Context, q IndexQueue, r ReceiveRequest) (ReceiveResult, error)
 	// Remove forgets messages (deleted, expired, moved). Unknown IDs are
 	// ignored.
@@ -179,10 +197,10 @@ type Index interface {
 	// received.
 	Hide(ctx context.Context, q IndexQueue, id uuid.UUID, now, visibleAt time.Time) (Claim, error)
 	// Missing returns those of ids the queue's state does not track (the
-	// reconciler's check). ErrNotBuilt as for Receive.
+	// reconciler's check). ErrNotBuilt and ErrStaleEpoch as for Receive.
 	Missing(ctx context.Context, q IndexQueue, ids []uuid.UUID) ([]uuid.UUID, error)
-	// Counts returns the queue's approximate counts at now. ErrNotBuilt as
-	// for Receive.
+	// Counts returns the queue's approximate counts at now. ErrNotBuilt
+	// and ErrStaleEpoch as for Receive.
 	Counts(ctx context.Context, q IndexQueue, now time.Time) (Counts, error)
 	// Drop forgets the whole queue (deleted, purged or invalidated). Until
 	// the next MarkBuilt or Commit, Receive and Counts return ErrNotBuilt.
@@ -191,8 +209,11 @@ type Index interface {
 	// work whatever q.FIFO says: invalidations know only the queue ID.
 	Drop(ctx context.Context, q IndexQueue) error
 	// MarkBuilt declares the state of a queue that has just been created
-	// complete (it has no messages to rebuild). Rebuilds use
-	// RebuildLease.Commit instead.
+	// complete (it has no messages to rebuild), under epoch q.Epoch.
+	// Rebuilds use RebuildLease.Commit instead, which marks the state
+	// built under the epoch of the IndexQueue given to LockRebuild. Neither
+	// lowers the epoch of a state built under a newer one: they return
+	// ErrStaleEpoch and change nothing.
 	MarkBuilt(ctx context.Context, q IndexQueue) error
 	// LockRebuild takes a lease for rebuilding q, so that one node (or one
 	// goroutine) rebuilds a queue at a time; ok is false if another holds

@@ -1,7 +1,8 @@
 -- Shared prelude of every queue script (prepended by scripts.go).
 --
 -- KEYS (all under the queue's hash tag, so one Cluster slot):
---   1 meta    hash: b = LAYOUT once built, s = add sequence, rp = a
+--   1 meta    hash: b = LAYOUT once built, e = the index epoch it was
+--             built (or is being rebuilt) under, s = add sequence, rp = a
 --             rebuild's saved position (rebuildadd.lua)
 --   2 data    hash: message id (16 raw bytes) -> "seq:receives:firstReceiveMs:group"
 --   3 vis     zset: member -> visible-at ms (every tracked message)
@@ -22,21 +23,48 @@ local K_META, K_DATA, K_VIS, K_FLIGHT, K_GROUPS, K_BLOCKED = KEYS[1], KEYS[2], K
 -- forgotten at first sight, as Drop would, and rebuilt from the Store.
 local LAYOUT = "2"
 
-local function built()
-  local b = redis.call("HGET", K_META, "b")
-  if b == LAYOUT then
-    return true
+-- forget deletes the queue's state, its rebuild lock and its FIFO groups,
+-- whose zsets (or lists) are under base .. infix .. group.
+local function forget(infix)
+  local base = string.sub(K_META, 1, -2)
+  for _, key in ipairs({K_GROUPS, K_BLOCKED}) do
+    for _, g in ipairs(redis.call("ZRANGE", key, 0, -1)) do
+      redis.call("UNLINK", base .. infix .. g)
+    end
+  end
+  redis.call("UNLINK", K_META, K_DATA, K_VIS, K_FLIGHT, K_GROUPS, K_BLOCKED, base .. "lock")
+end
+
+-- built checks the state against the caller's index epoch (a number):
+-- 1 built under that epoch; 0 not built (never, lost, or forgotten here);
+-- -1 the caller's epoch is stale. Field e of meta is the epoch the state
+-- was written under (by markbuilt.lua and rebuildadd.lua); a marker of
+-- this layout without it was built before epochs existed, under epoch 0.
+-- A state of an older layout or an older epoch is forgotten at first
+-- sight, as Drop would (its rebuild lease too), so that the queue is
+-- rebuilt from the Store; one of a newer epoch is left as it is.
+local function built(epoch)
+  local meta = redis.call("HMGET", K_META, "b", "e")
+  local b, e = meta[1], meta[2]
+  if b and b ~= LAYOUT then
+    forget("g:")
+    return 0
+  end
+  local have = tonumber(e)
+  if not have and b then
+    have = 0
+  end
+  if have and have < epoch then
+    forget("o:")
+    return 0
+  end
+  if have and have > epoch then
+    return -1
   end
   if b then
-    local base = string.sub(K_META, 1, -2)
-    for _, key in ipairs({K_GROUPS, K_BLOCKED}) do
-      for _, g in ipairs(redis.call("ZRANGE", key, 0, -1)) do
-        redis.call("UNLINK", base .. "g:" .. g)
-      end
-    end
-    redis.call("UNLINK", K_META, K_DATA, K_VIS, K_FLIGHT, K_GROUPS, K_BLOCKED, base .. "lock")
+    return 1
   end
-  return false
+  return 0
 end
 
 local function parse_record(rec)

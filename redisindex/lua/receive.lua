@@ -1,9 +1,11 @@
 -- Receive: ARGV 1 group key prefix, 2 fifo, 3 idle ms, 4 now ms, 5 max,
--- 6 until ms, 7 groups to skip at most (FIFO), 8 blocks to lift at most (FIFO).
--- Returns {0} when not built, else {1, next visible ms or 0, then 4 per
+-- 6 until ms, 7 groups to skip at most (FIFO), 8 blocks to lift at most (FIFO),
+-- 9 index epoch. Returns {0} when not built, {-1} when the epoch is stale
+-- (built in common.lua), else {1, next visible ms or 0, then 4 per
 -- claim: id, group, receive count, first receive ms}.
-if not built() then
-  return {0}
+local state = built(tonumber(ARGV[9]))
+if state ~= 1 then
+  return {state}
 end
 local gprefix, fifo, idle = ARGV[1], ARGV[2] == "1", tonumber(ARGV[3])
 local now, max, until_ms = tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6]

@@ -224,8 +224,8 @@ func (x *Index) Receive(ctx context.Context, q sqs.IndexQueue, r sqs.ReceiveRequ
 		return sqs.ReceiveResult{}, sqs.ErrNotBuilt
 	}
 	defer qs.mu.Unlock()
-	if !qs.built {
-		return sqs.ReceiveResult{}, sqs.ErrNotBuilt
+	if err := qs.check(q.Epoch); err != nil {
+		return sqs.ReceiveResult{}, err
 	}
 	return qs.receive(r), nil
 }
@@ -282,8 +282,8 @@ func (x *Index) Counts(ctx context.Context, q sqs.IndexQueue, now time.Time) (sq
 		return sqs.Counts{}, sqs.ErrNotBuilt
 	}
 	defer qs.mu.Unlock()
-	if !qs.built {
-		return sqs.Counts{}, sqs.ErrNotBuilt
+	if err := qs.check(q.Epoch); err != nil {
+		return sqs.Counts{}, err
 	}
 	return qs.counts(nanos(now)), nil
 }
@@ -298,8 +298,8 @@ func (x *Index) Missing(ctx context.Context, q sqs.IndexQueue, ids []uuid.UUID) 
 		return nil, sqs.ErrNotBuilt
 	}
 	defer qs.mu.Unlock()
-	if !qs.built {
-		return nil, sqs.ErrNotBuilt
+	if err := qs.check(q.Epoch); err != nil {
+		return nil, err
 	}
 	var missing []uuid.UUID
 	for _, id := range ids {
@@ -329,14 +329,18 @@ func (x *Index) Drop(ctx context.Context, q sqs.IndexQueue) error {
 	return nil
 }
 
-// MarkBuilt declares the queue's state complete.
+// MarkBuilt declares the queue's state complete, under q.Epoch.
 func (x *Index) MarkBuilt(ctx context.Context, q sqs.IndexQueue) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	qs := x.lock(q, true)
 	defer qs.mu.Unlock()
+	if qs.epochSet && qs.epoch > q.Epoch {
+		return sqs.ErrStaleEpoch
+	}
 	qs.built = true
+	qs.setEpoch(q.Epoch)
 	return nil
 }
 
@@ -396,7 +400,11 @@ func (l *rebuildLease) Commit(ctx context.Context) error {
 	if qs != l.qs || qs.leaseToken != l.token || !qs.leased(l.x.clock().UnixNano()) {
 		return sqs.ErrLeaseLost
 	}
+	if qs.epochSet && qs.epoch > l.q.Epoch {
+		return sqs.ErrStaleEpoch
+	}
 	qs.built, qs.progress = true, ""
+	qs.setEpoch(l.q.Epoch)
 	return nil
 }
 
@@ -427,6 +435,7 @@ func (l *rebuildLease) Add(ctx context.Context, entries []sqs.Entry, position st
 	if position != "" {
 		qs.progress = position
 	}
+	qs.setEpoch(l.q.Epoch)
 	return nil
 }
 

@@ -85,6 +85,12 @@ type queueState struct {
 	leaseUntil int64  // wall clock
 	progress   string // a rebuild's saved position (RebuildLease.Add)
 
+	// epoch is the index epoch (sqs.IndexQueue.Epoch) the state was built
+	// or is being rebuilt under, when epochSet (MarkBuilt, Commit, a
+	// rebuild's Add); see check.
+	epoch    uint64
+	epochSet bool
+
 	// LRU links and last use (wall clock), guarded by the shard's lock.
 	lruPrev, lruNext *queueState
 	lastUsed         int64
@@ -319,9 +325,31 @@ func (qs *queueState) counts(now int64) sqs.Counts {
 	}
 }
 
+// check tells whether the state may serve a caller of index epoch
+// epoch, as redisindex does (sqs.IndexQueue): a state of an older epoch is
+// dropped, with its lease, and ErrNotBuilt returned; one of a newer epoch
+// answers ErrStaleEpoch.
+func (qs *queueState) check(epoch uint64) error {
+	switch {
+	case qs.epochSet && qs.epoch < epoch:
+		qs.drop()
+		qs.leaseToken, qs.leaseUntil = 0, 0
+		return sqs.ErrNotBuilt
+	case qs.epochSet && qs.epoch > epoch:
+		return sqs.ErrStaleEpoch
+	case !qs.built:
+		return sqs.ErrNotBuilt
+	}
+	return nil
+}
+
+// setEpoch records the epoch the state is written under.
+func (qs *queueState) setEpoch(epoch uint64) { qs.epoch, qs.epochSet = epoch, true }
+
 // drop forgets every entry; the lease stays with whoever holds it.
 func (qs *queueState) drop() {
 	qs.built, qs.progress = false, ""
+	qs.epoch, qs.epochSet = 0, false
 	qs.entries = nil
 	qs.ready = heap[*entry, byReturnedFirst]{}
 	qs.waiting = heap[*entry, byVisibleAt]{}

@@ -71,6 +71,9 @@ func RunIndex(t *testing.T, open func(t *testing.T) sqs.Index) {
 		{"RebuildProgressResumesAcrossLeases", testProgressResumes},
 		{"RebuildProgressDroppedWithTheState", testProgressDropped},
 		{"LeaseAddAfterTheLeaseEndedAddsNothing", testLeaseAddAfterLoss},
+		{"EpochOlderStateIsDropped", testEpochOlderDrops},
+		{"EpochNewerStateIsStale", testEpochNewerIsStale},
+		{"EpochOfARebuild", testEpochRebuild},
 		{"Deduplicate", testDeduplicate},
 		{"ConcurrentReceiversShareNoMessage", testConcurrentReceivers},
 	}
