@@ -112,6 +112,16 @@ func (s *Service) authorizeAccount(c Caller, action string) error {
 	return nil
 }
 
+// authorizeOperator checks an action on the whole deployment (Reindex):
+// only a client of Config.OperatorAccount may take it, never a service
+// principal or Herald's own accounts.
+func (s *Service) authorizeOperator(c Caller, action string) error {
+	if s.cfg.OperatorAccount == "" || c.Account != s.cfg.OperatorAccount || c.Service != "" || c.internal || !ValidClientAccount(c.Account) {
+		return NewError(CodeAccessDenied, "User: %s is not authorized to perform: herald:%s (only callers of the operator account may)", callerARN(c), action)
+	}
+	return nil
+}
+
 // queueFor resolves queueURL and authorizes action on it. The queue is in
 // the region the URL's host names, else in the caller's (region.go). As on
 // AWS, a bare queue name in place of the URL names the caller's own queue.

@@ -195,7 +195,7 @@ func (s *Service) readQueue(ctx context.Context, a *queueActivity, now time.Time
 	var n Counts
 	err = s.withBuiltIndex(ctx, q, func() error {
 		var err error
-		n, err = s.index.Counts(ctx, indexQueue(q), now)
+		n, err = s.index.Counts(ctx, s.indexQueue(ctx, q), now)
 		return err
 	})
 	if err != nil {

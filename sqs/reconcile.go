@@ -139,6 +139,12 @@ func (s *Service) ReconcileOnce(ctx context.Context) int {
 		seen[c.q.ID] = true
 		n, finished, err := s.reconcileQueue(ctx, c, budget-read)
 		read += n
+		if errors.Is(err, ErrStaleEpoch) {
+			// Built under a newer epoch by another node, which reconciles
+			// it; this node reads the epoch again.
+			_, _ = s.epochs.refresh(ctx)
+			err = ErrNotBuilt
+		}
 		if err != nil && ctx.Err() == nil && !errors.Is(err, ErrNotBuilt) {
 			s.cfg.Logger.Warn("sqs: reconciling a queue failed; it is tried again later", "queue", c.q.Name, "account", c.q.Account, "err", err)
 			continue
@@ -161,7 +167,7 @@ func (s *Service) ReconcileOnce(ctx context.Context) int {
 // reconcileQueue advances c's pass by at most limit messages; finished
 // when every shard has been read.
 func (s *Service) reconcileQueue(ctx context.Context, c *reconcileCursor, limit int) (read int, finished bool, err error) {
-	q, iq := c.q, indexQueue(c.q)
+	q, iq := c.q, s.indexQueue(ctx, c.q)
 	cutoff := s.now().Add(-reconcileGrace)
 	for read < limit && c.shard < max(1, q.Shards) {
 		want := min(scanPage, limit-read)
@@ -212,7 +218,7 @@ func (s *Service) repairStoreOnly(ctx context.Context, q *Queue, ids []uuid.UUID
 	for i, m := range stored {
 		entries[i] = storedEntry(q, m, now)
 	}
-	if err := s.index.Add(ctx, indexQueue(q), entries); err != nil {
+	if err := s.index.Add(ctx, s.indexQueue(ctx, q), entries); err != nil {
 		return err
 	}
 	s.stats.ReconciledStoreOnly.Add(int64(len(entries)))

@@ -65,6 +65,18 @@ type Config struct {
 	// that a client cannot build a handle from a MessageId. All nodes of a
 	// cluster must share it.
 	ReceiptHandleSecret []byte
+
+	// IndexEpochs keeps the data center's index epoch (service_epoch.go);
+	// nil where the Index is not apart from the Store (the embedded
+	// engine): epoch 0, and Reindex refused. The Service reads it again
+	// every IndexEpochRefresh (5 s), and at once when the Index says the
+	// epoch it holds is stale.
+	IndexEpochs       IndexEpochs
+	IndexEpochRefresh time.Duration
+
+	// OperatorAccount is the account whose callers may act on the whole
+	// deployment (Reindex); "" lets no caller.
+	OperatorAccount string
 }
 
 func (c Config) withDefaults() Config {
@@ -113,6 +125,9 @@ func (c Config) withDefaults() Config {
 	if c.Logger == nil {
 		c.Logger = slog.Default()
 	}
+	if c.IndexEpochRefresh <= 0 {
+		c.IndexEpochRefresh = 5 * time.Second
+	}
 	return c
 }
 
@@ -140,6 +155,7 @@ type Service struct {
 	reconcile reconciler
 	unindexed unindexedQueues
 	activity  queueActivities
+	epochs    *epochCache
 
 	// bg is cancelled by Close; background work (move tasks, long polls)
 	// ends with it.
@@ -164,6 +180,7 @@ func NewService(store Store, index Index, notifier Notifier, cfg Config) *Servic
 		lim:      cfg.Limits,
 		queues:   newQueueCache(cfg.QueueCacheSize, cfg.QueueCacheTTL),
 		tasks:    newMoveTasks(),
+		epochs:   newEpochCache(cfg.IndexEpochs, cfg.IndexEpochRefresh, cfg.Clock),
 		bg:       bg,
 		stop:     stop,
 	}
@@ -207,8 +224,11 @@ func (s *Service) queueARN(q *Queue) string {
 	return QueueARN(s.regionName(q.Region), q.Account, q.Name)
 }
 
-// indexQueue names q to the Index.
-func indexQueue(q *Queue) IndexQueue { return IndexQueue{ID: q.ID, FIFO: q.Attributes.FifoQueue} }
+// indexQueue names q to the Index, under the data center's index epoch as
+// this node last read it.
+func (s *Service) indexQueue(ctx context.Context, q *Queue) IndexQueue {
+	return IndexQueue{ID: q.ID, FIFO: q.Attributes.FifoQueue, Epoch: s.epochs.get(ctx)}
+}
 
 // isUnavailable reports whether err says a backing service cannot be
 // reached (as opposed to a bug or a client mistake).

@@ -88,7 +88,7 @@ func (s *Service) replayAttempt(ctx context.Context, q *Queue, id string) (out R
 	}
 	states := make([]State, len(a.claims))
 	for i, c := range a.claims {
-		if err := s.index.SetVisibleAt(ctx, indexQueue(q), c.id, c.count, now, now.Add(a.vis)); err != nil {
+		if err := s.index.SetVisibleAt(ctx, s.indexQueue(ctx, q), c.id, c.count, now, now.Add(a.vis)); err != nil {
 			return ReceiveMessageOutput{}, false
 		}
 		states[i] = State{ID: c.id, ReceiveCount: c.count, FirstReceiveAt: c.first, VisibleAt: now.Add(a.vis)}

@@ -80,7 +80,7 @@ func (s *Service) deleteMessages(ctx context.Context, q *Queue, ids []uuid.UUID)
 	if err := s.store.DeleteMessages(ctx, q, ids); err != nil {
 		return AsError(err)
 	}
-	if s.index.Remove(ctx, indexQueue(q), ids) == nil && q.Attributes.FifoQueue {
+	if s.index.Remove(ctx, s.indexQueue(ctx, q), ids) == nil && q.Attributes.FifoQueue {
 		s.notifier.Notify(ctx, q.ID)
 	}
 	return nil
@@ -196,13 +196,13 @@ func (s *Service) changeVisibility(ctx context.Context, q *Queue, handle string,
 		return invalidParameter("VisibilityTimeout", itoa(*timeout), "Total VisibilityTimeout for the message is beyond the limit ["+itoa(s.lim.MaxVisibilityTimeout)+" seconds]")
 	}
 	state := State{ID: r.messageID, ReceiveCount: r.receiveCount, FirstReceiveAt: r.firstReceiveAt, VisibleAt: visibleAt}
-	err = s.index.SetVisibleAt(ctx, indexQueue(q), r.messageID, r.receiveCount, now, visibleAt)
+	err = s.index.SetVisibleAt(ctx, s.indexQueue(ctx, q), r.messageID, r.receiveCount, now, visibleAt)
 	if (errors.Is(err, ErrNotInFlight) || errors.Is(err, ErrStaleReceipt)) && !q.Attributes.FifoQueue {
 		// As on AWS, a standard queue accepts the change through a handle
 		// whose timeout ended or of an earlier receive: it applies to the
 		// message's current receive, hidden again if it was back.
 		var c Claim
-		if c, err = s.index.Hide(ctx, indexQueue(q), r.messageID, now, visibleAt); err == nil {
+		if c, err = s.index.Hide(ctx, s.indexQueue(ctx, q), r.messageID, now, visibleAt); err == nil {
 			state.ReceiveCount, state.FirstReceiveAt = c.ReceiveCount, c.FirstReceiveAt
 		}
 	}

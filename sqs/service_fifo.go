@@ -118,7 +118,7 @@ func (s *Service) deduplicate(ctx context.Context, q *Queue, m *Message, now tim
 	if window <= 0 {
 		return uuid.Nil, false
 	}
-	orig, dup, err := s.index.Deduplicate(ctx, indexQueue(q), dedupKey(q, m), m.ID, window)
+	orig, dup, err := s.index.Deduplicate(ctx, s.indexQueue(ctx, q), dedupKey(q, m), m.ID, window)
 	if err != nil || !dup || orig == m.ID {
 		return uuid.Nil, false
 	}

@@ -63,7 +63,7 @@ func (s *Service) CreateQueue(ctx context.Context, c Caller, in CreateQueueInput
 		s.track(q)
 		// A new queue has no messages: spare its first receive the scan
 		// of an empty rebuild.
-		_ = s.index.MarkBuilt(ctx, indexQueue(q))
+		_ = s.index.MarkBuilt(ctx, s.indexQueue(ctx, q))
 		return url, nil
 	}
 	if herald.ErrorCode(err) != herald.EConflict || existing == nil {
@@ -229,7 +229,7 @@ func (s *Service) DeleteQueue(ctx context.Context, c Caller, queueURL string) er
 	}
 	// The queue ID is never reused, so a failed Drop only leaves state
 	// nothing will read again.
-	_ = s.index.Drop(ctx, indexQueue(q))
+	_ = s.index.Drop(ctx, s.indexQueue(ctx, q))
 	s.untrack(q.ID)
 	return nil
 }
@@ -318,7 +318,7 @@ func (s *Service) PurgeQueue(ctx context.Context, c Caller, queueURL string) err
 	}
 	// Drop the Index state; the next receive rebuilds it from what the
 	// Store still holds. If the Index is down, have Run drop it later.
-	if err := s.index.Drop(ctx, indexQueue(next)); err != nil {
+	if err := s.index.Drop(ctx, s.indexQueue(ctx, next)); err != nil {
 		if merr := s.indexWriteFailed(ctx, next); merr != nil {
 			return AsError(merr)
 		}

@@ -28,7 +28,7 @@ const rebuildBatch = 500
 // Add never undoes state, and the next rebuild adds the rest). Any error
 // of the Index or the Store during the rebuild returns before Commit.
 func (s *Service) rebuild(ctx context.Context, q *Queue) (err error) {
-	iq := indexQueue(q)
+	iq := s.indexQueue(ctx, q)
 	lease, ok, err := s.index.LockRebuild(ctx, iq, s.cfg.RebuildLease)
 	if err != nil {
 		return err
@@ -146,7 +146,7 @@ func (s *Service) counts(ctx context.Context, q *Queue) (Counts, error) {
 	var n Counts
 	err := s.withBuiltIndex(ctx, q, func() error {
 		var err error
-		n, err = s.index.Counts(ctx, indexQueue(q), s.now())
+		n, err = s.index.Counts(ctx, s.indexQueue(ctx, q), s.now())
 		return err
 	})
 	switch {

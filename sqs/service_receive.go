@@ -106,7 +106,7 @@ func (s *Service) indexReceive(ctx context.Context, q *Queue, r ReceiveRequest) 
 	var res ReceiveResult
 	err := s.withBuiltIndex(ctx, q, func() error {
 		var err error
-		res, err = s.index.Receive(ctx, indexQueue(q), r)
+		res, err = s.index.Receive(ctx, s.indexQueue(ctx, q), r)
 		return err
 	})
 	return res, err
@@ -126,7 +126,7 @@ func (s *Service) loadClaims(ctx context.Context, q *Queue, claims []Claim, now,
 		// Hand the claims back so that they are not hidden for a whole
 		// visibility timeout.
 		for _, c := range claims {
-			_ = s.index.SetVisibleAt(ctx, indexQueue(q), c.ID, c.ReceiveCount, now, now)
+			_ = s.index.SetVisibleAt(ctx, s.indexQueue(ctx, q), c.ID, c.ReceiveCount, now, now)
 		}
 		return nil, AsError(err)
 	}
@@ -147,7 +147,7 @@ func (s *Service) loadClaims(ctx context.Context, q *Queue, claims []Claim, now,
 	}
 	if len(gone) > 0 {
 		s.stats.ReconciledIndexOnly.Add(int64(len(gone)))
-		_ = s.index.Remove(ctx, indexQueue(q), gone)
+		_ = s.index.Remove(ctx, s.indexQueue(ctx, q), gone)
 	}
 	return msgs, nil
 }
@@ -177,17 +177,33 @@ var errRebuildTimeout = errors.New("sqs: timed out waiting for a queue index reb
 // withBuiltIndex runs op, an Index call that needs the queue's complete
 // state; on ErrNotBuilt it rebuilds the state (or waits for whoever is
 // rebuilding it) and runs op again.
+//
+// An Index that finds the queue's state built under a newer index epoch
+// (ErrStaleEpoch, from op or from the rebuild) makes this node read its
+// epoch again, once, and op (which names the queue with s.indexQueue, so
+// under the epoch read) runs again.
 func (s *Service) withBuiltIndex(ctx context.Context, q *Queue, op func() error) error {
 	deadline := time.Now().Add(s.cfg.RebuildTimeout)
+	retried := false
 	for {
 		err := op()
+		if errors.Is(err, ErrStaleEpoch) {
+			if err := s.staleEpoch(ctx, &retried); err != nil {
+				return err
+			}
+			continue
+		}
 		if !errors.Is(err, ErrNotBuilt) {
 			return err
 		}
 		if time.Now().After(deadline) {
 			return ErrServiceUnavailable(errRebuildTimeout)
 		}
-		if err := s.rebuildDetached(ctx, q); err != nil && !errors.Is(err, ErrLeaseLost) {
+		err = s.rebuildDetached(ctx, q)
+		if errors.Is(err, ErrStaleEpoch) {
+			err = s.staleEpoch(ctx, &retried)
+		}
+		if err != nil && !errors.Is(err, ErrLeaseLost) {
 			return err
 		}
 		if ctx.Err() != nil {

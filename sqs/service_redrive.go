@@ -96,7 +96,7 @@ func (s *Service) moveMessages(ctx context.Context, src, dst *Queue, msgs []*Mes
 			entries[i] = Entry{ID: c.ID, Group: indexGroup(dst, c), VisibleAt: now,
 				ReceiveCount: c.State.ReceiveCount, FirstReceiveAt: c.State.FirstReceiveAt}
 		}
-		if err := s.index.Add(ctx, indexQueue(dst), entries); err != nil {
+		if err := s.index.Add(ctx, s.indexQueue(ctx, dst), entries); err != nil {
 			if merr := s.indexWriteFailed(ctx, dst); merr != nil {
 				return AsError(merr)
 			}

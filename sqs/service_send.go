@@ -280,7 +280,7 @@ func (s *Service) enqueue(ctx context.Context, q *Queue, msgs []*Message) ([]uui
 	for i, m := range fresh {
 		entries[i] = Entry{ID: m.ID, Group: indexGroup(q, m), VisibleAt: m.State.VisibleAt}
 	}
-	if err := s.index.Add(ctx, indexQueue(q), entries); err != nil {
+	if err := s.index.Add(ctx, s.indexQueue(ctx, q), entries); err != nil {
 		s.stats.Unindexed.Add(1)
 		if merr := s.indexWriteFailed(ctx, q); merr != nil {
 			return nil, AsError(merr)

@@ -41,7 +41,7 @@ func (s *Service) dropUnindexed(ctx context.Context, q *Queue) error {
 	if !ok {
 		return nil
 	}
-	if err := s.index.Drop(ctx, indexQueue(q)); err != nil {
+	if err := s.index.Drop(ctx, s.indexQueue(ctx, q)); err != nil {
 		return err
 	}
 	s.unindexed.CompareAndDelete(q.ID, mark)
