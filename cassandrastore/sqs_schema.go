@@ -124,4 +124,15 @@ var sqsTableDefs = []struct{ name, cql string }{
 		marked_ns bigint,
 		PRIMARY KEY (slot, queue_id)
 	) WITH ` + leveled + fmt.Sprintf(` AND gc_grace_seconds = %d`, gcGraceSeconds)},
+
+	// The index epoch of each data center (sqs.IndexEpochs,
+	// sqs_index_epoch.go): every queue's built marker in that data
+	// center's Redis must carry it. dc is Options.LocalDC ("" in one data
+	// center). Written USING TIMESTAMP of the epoch itself, so that of two
+	// bumps the higher wins whatever order they land in: the epoch never
+	// goes down. A handful of rows, rarely written.
+	{"sqs_index_epoch", `CREATE TABLE IF NOT EXISTS %[1]s.sqs_index_epoch (
+		dc text PRIMARY KEY,
+		epoch bigint
+	) WITH ` + leveled},
 }
