@@ -85,3 +85,11 @@ type PeekedMessage struct {
 type Peek struct {
 	Messages []PeekedMessage `json:"messages"`
 }
+
+// Reindex is the answer of POST /v1/admin/sqs/reindex: the new index epoch
+// of the answering node's data center. Within a few seconds every node of
+// that data center rebuilds each queue's Index (Redis) state from the
+// Store on the queue's next use.
+type Reindex struct {
+	Epoch uint64 `json:"epoch"`
+}

@@ -23,6 +23,7 @@ type (
 	TopicsResponse = api.AdminTopics
 	PeekedMessage  = api.PeekedMessage
 	PeekResponse   = api.Peek
+	ReindexResult  = api.Reindex
 )
 
 // Queues lists the caller's queues with their message counts.
@@ -49,5 +50,14 @@ func (c *Client) Peek(ctx context.Context, queue string, limit int) (PeekRespons
 	}
 	var resp PeekResponse
 	_, err := c.do(ctx, http.MethodGet, "/v1/admin/queues/"+url.PathEscape(queue)+"/peek", q, nil, &resp)
+	return resp, err
+}
+
+// Reindex bumps the index epoch of the server's data center: every node
+// of it rebuilds each queue's Redis state from the store on next use. Only
+// the operator account (the server's --aws-account) may.
+func (c *Client) Reindex(ctx context.Context) (ReindexResult, error) {
+	var resp ReindexResult
+	_, err := c.do(ctx, http.MethodPost, "/v1/admin/sqs/reindex", nil, nil, &resp)
 	return resp, err
 }

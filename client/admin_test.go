@@ -20,6 +20,8 @@ func adminServer(t *testing.T) (*httptest.Server, *[]string) {
 			w.Write([]byte(`{"queues": [{"name": "jobs", "fifo": false, "visible": 3, "in_flight": 2, "delayed": 1, "dead_letter_target": "arn:dlq", "attributes": {"VisibilityTimeout": "30"}}], "truncated": true}`))
 		case "/v1/admin/topics":
 			w.Write([]byte(`{"topics": [{"arn": "arn:t", "name": "t", "attributes": {}, "subscriptions": [{"SubscriptionARN": "PendingConfirmation", "Protocol": "http", "Endpoint": "http://e"}]}], "truncated": false}`))
+		case "/v1/admin/sqs/reindex":
+			w.Write([]byte(`{"epoch": 1800000000000}`))
 		case "/v1/admin/queues/a b/peek":
 			w.Write([]byte(`{"messages": [{"message_id": "m", "body": "/wA=", "body_encoding": "base64", "sent": "2026-01-02T03:04:05Z", "receive_count": 4, "visible_at": "2026-01-02T03:04:05Z", "group": "g"}]}`))
 		default:
@@ -47,6 +49,9 @@ func TestAdminCalls(t *testing.T) {
 	if err != nil || len(ts.Topics) != 1 || len(ts.Topics[0].Subscriptions) != 1 || !ts.Topics[0].Subscriptions[0].Pending() {
 		t.Fatalf("Topics = %+v, %v", ts, err)
 	}
+	if r, err := c.Reindex(ctx); err != nil || r.Epoch != 1800000000000 {
+		t.Fatalf("Reindex = %+v, %v", r, err)
+	}
 	p, err := c.Peek(ctx, "a b", 5)
 	if err != nil || len(p.Messages) != 1 {
 		t.Fatalf("Peek = %+v, %v", p, err)
@@ -66,6 +71,7 @@ func TestAdminCalls(t *testing.T) {
 	want := []string{
 		"GET /v1/admin/queues Bearer tok",
 		"GET /v1/admin/topics Bearer tok",
+		"POST /v1/admin/sqs/reindex Bearer tok",
 		"GET /v1/admin/queues/a%20b/peek?limit=5 Bearer tok",
 		"GET /v1/admin/queues/a%20b/peek Bearer tok",
 		"GET /v1/admin/queues/missing/peek Bearer tok",

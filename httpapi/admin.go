@@ -49,6 +49,9 @@ type QueueAdmin interface {
 	sqs.API
 	PeekMessages(ctx context.Context, c sqs.Caller, in sqs.PeekMessagesInput) ([]*sqs.Message, error)
 	QueueActivity(ctx context.Context, c sqs.Caller, queueURL string) (sqs.QueueActivity, error)
+	// Reindex bumps the index epoch of the node's data center (for the
+	// operator account's callers only; the service decides).
+	Reindex(ctx context.Context, c sqs.Caller) (uint64, error)
 }
 
 // TopicAdmin is what the admin API needs of the topic service: its API and
@@ -74,6 +77,7 @@ func (s *Server) SetAdmin(queues QueueAdmin, topics TopicAdmin, node NodeInfo) {
 	s.route("/v1/admin/queues/{name}/purge", methods{http.MethodPost: s.adminPurge(a)})
 	s.route("/v1/admin/queues/{name}/peek", methods{http.MethodGet: s.adminPeek(a)})
 	s.route("/v1/admin/queues/{name}/redrive", methods{http.MethodPost: s.adminRedrive(a)})
+	s.route("/v1/admin/sqs/reindex", methods{http.MethodPost: s.adminReindex(a)})
 	s.route("/v1/admin/topics/publish", methods{http.MethodPost: s.adminPublish(a)})
 	s.route("/v1/admin/topics", methods{http.MethodGet: s.adminTopics(a)})
 }
@@ -239,6 +243,20 @@ func (s *Server) adminPurge(a *admin) http.HandlerFunc {
 			return
 		}
 		writeJSON(w, http.StatusOK, map[string]string{"purged": r.PathValue("name")})
+	}
+}
+
+// adminReindex bumps the index epoch of this node's data center, so that
+// every queue's Redis state there is rebuilt from the Store on next use
+// (after a fail-over and switch-back; docs/deploy.md).
+func (s *Server) adminReindex(a *admin) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		epoch, err := a.queues.Reindex(r.Context(), adminCaller(r))
+		if err != nil {
+			writeError(w, r, s.log, adminError(err))
+			return
+		}
+		writeJSON(w, http.StatusOK, api.Reindex{Epoch: epoch})
 	}
 }
 

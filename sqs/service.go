@@ -11,6 +11,11 @@ import (
 	"github.com/heraldmq/herald/policy"
 )
 
+// DefaultIndexEpochRefresh is how often a node reads its data center's
+// index epoch (Config.IndexEpochRefresh): a bump reaches every node of
+// the data center within it.
+const DefaultIndexEpochRefresh = 5 * time.Second
+
 // Config configures a Service. Zero values take the documented defaults.
 type Config struct {
 	Limits Limits // zero: DefaultLimits()
@@ -69,8 +74,8 @@ type Config struct {
 	// IndexEpochs keeps the data center's index epoch (service_epoch.go);
 	// nil where the Index is not apart from the Store (the embedded
 	// engine): epoch 0, and Reindex refused. The Service reads it again
-	// every IndexEpochRefresh (5 s), and at once when the Index says the
-	// epoch it holds is stale.
+	// every IndexEpochRefresh (DefaultIndexEpochRefresh), and at once when
+	// the Index says the epoch it holds is stale.
 	IndexEpochs       IndexEpochs
 	IndexEpochRefresh time.Duration
 
@@ -126,7 +131,7 @@ func (c Config) withDefaults() Config {
 		c.Logger = slog.Default()
 	}
 	if c.IndexEpochRefresh <= 0 {
-		c.IndexEpochRefresh = 5 * time.Second
+		c.IndexEpochRefresh = DefaultIndexEpochRefresh
 	}
 	return c
 }

@@ -2,7 +2,10 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
+
+	"github.com/heraldmq/herald/sqs"
 )
 
 // 'herald queues', 'herald topics' and 'herald peek' read the admin API
@@ -57,4 +60,26 @@ func runPeek(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	return cf.show(stdout, resp, peekText(queue, resp))
+}
+
+// runSQSReindex is 'herald sqs-reindex': it bumps the index epoch of the
+// server's data center (POST /v1/admin/sqs/reindex), so that every node
+// of it rebuilds each queue's Redis state from Cassandra on next use.
+func runSQSReindex(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, cf := newClientFlagSet("sqs-reindex", "sqs-reindex --server URL [flags]   make every node of the server's data center rebuild each queue's Redis state from Cassandra on next use (after a fail-over and switch-back)", stderr, false)
+	cf.registerOutput(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageErrorf(fs, "takes no arguments, got %q", fs.Arg(0))
+	}
+	resp, err := cf.client().Reindex(ctx)
+	if err != nil {
+		return err
+	}
+	return cf.show(stdout, resp, func(w io.Writer) error {
+		_, err := fmt.Fprintf(w, "index epoch of %s's data center is now %d: its nodes rebuild each queue's Redis state from the store on next use (within %s)\n", cf.server, resp.Epoch, sqs.DefaultIndexEpochRefresh)
+		return err
+	})
 }

@@ -266,7 +266,7 @@ func TestOutputDecodesBodies(t *testing.T) {
 	}
 }
 
-// TestAdminCommands: queues, topics and peek read the admin API and print
+// TestAdminCommands: queues, topics, peek and sqs-reindex call the admin API and print
 // tables (text) or its JSON.
 func TestAdminCommands(t *testing.T) {
 	now := time.Now().UTC()
@@ -286,6 +286,7 @@ func TestAdminCommands(t *testing.T) {
 			{MessageID: "m1", Body: "first job", BodyEncoding: "text", SentAt: now, ReceiveCount: 2, VisibleAt: now.Add(time.Hour)},
 			{MessageID: "m2", Body: "/wAB", BodyEncoding: "base64", SentAt: now, GroupID: "g"},
 		}},
+		"/v1/admin/sqs/reindex": client.ReindexResult{Epoch: 1800000000000},
 	})
 	cases := []struct {
 		args []string
@@ -297,6 +298,8 @@ func TestAdminCommands(t *testing.T) {
 		{[]string{"topics", "--output", "json"}, []string{`"Protocol": "http"`, `"SubscriptionARN": "PendingConfirmation"`}},
 		{[]string{"peek", "jobs", "--limit", "2"}, []string{"message_id:   m1", "receives:     2", "hidden until:", "body:         first job", "group:        g", "body (base64, not UTF-8): /wAB"}},
 		{[]string{"peek", "jobs", "--output", "json"}, []string{`"body_encoding": "base64"`, `"receive_count": 2`}},
+		{[]string{"sqs-reindex"}, []string{"index epoch of http://127.0.0.1:", "is now 1800000000000", "rebuild each queue's Redis state"}},
+		{[]string{"sqs-reindex", "--output", "json"}, []string{`"epoch": 1800000000000`}},
 	}
 	for _, tc := range cases {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {

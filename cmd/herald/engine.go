@@ -26,8 +26,11 @@ type engine struct {
 	queues   sqs.Store
 	index    sqs.Index
 	notifier sqs.Notifier
-	topics   sns.Store
-	rollups  rollup.Store
+	// indexEpochs is the data center's index epoch (Cassandra); nil on
+	// the embedded engine, whose Index is in the process.
+	indexEpochs sqs.IndexEpochs
+	topics      sns.Store
+	rollups     rollup.Store
 
 	ready     func(context.Context) error                 // nil: ready once open
 	diskUsage func(context.Context) (uint64, error)       // nil: unknown (Cassandra)

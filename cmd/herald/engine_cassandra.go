@@ -50,16 +50,19 @@ func openCassandra(ctx context.Context, c storeConfig, aws awsConfig, log *slog.
 	opts := redisindex.Options{Prefix: aws.redisPrefix, Breaker: breaker}
 	notifier := redisindex.NewNotifier(client, opts)
 	return &engine{
-		name:       "cassandra",
-		cache:      st,
-		queues:     st.Queues(),
-		index:      redisindex.New(client, opts),
-		notifier:   notifier,
-		topics:     st.Topics(),
-		rollups:    st.Rollups(),
-		ready:      st.Ready,
-		breaker:    breaker,
-		collectors: []prometheus.Collector{st.Collector()},
+		name:   "cassandra",
+		cache:  st,
+		queues: st.Queues(),
+		index:  redisindex.New(client, opts),
+		// The epoch every built marker in this data center's Redis must
+		// carry: 'herald sqs-reindex' bumps it.
+		indexEpochs: st.IndexEpochs(),
+		notifier:    notifier,
+		topics:      st.Topics(),
+		rollups:     st.Rollups(),
+		ready:       st.Ready,
+		breaker:     breaker,
+		collectors:  []prometheus.Collector{st.Collector()},
 		close: func() {
 			notifier.Close()
 			client.Close()

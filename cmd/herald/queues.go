@@ -34,7 +34,10 @@ func openQueues(e *engine, cfg awsConfig, log *slog.Logger) (*queueService, erro
 	case len(secret) == 0:
 		log.Warn("SQS receipt handles are keyed without a secret: a client holding one handle can build others for its queue; set the same --sqs-receipt-secret on every node")
 	}
-	sqsCfg := sqs.Config{Limits: cfg.limits.Limits, Region: cfg.region, ReceiptHandleSecret: secret, Logger: log}
+	// The default account (--aws-account) is the operator's: its callers
+	// may bump the index epoch (POST /v1/admin/sqs/reindex).
+	sqsCfg := sqs.Config{Limits: cfg.limits.Limits, Region: cfg.region, ReceiptHandleSecret: secret, Logger: log,
+		IndexEpochs: e.indexEpochs, OperatorAccount: cfg.account}
 	svc := sqs.NewService(e.queues, e.index, e.notifier, sqsCfg)
 	return &queueService{svc: svc, closer: func() { svc.Close() }}, nil
 }
