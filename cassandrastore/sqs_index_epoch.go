@@ -10,8 +10,11 @@ import (
 )
 
 // indexEpochs is sqs.IndexEpochs in the sqs_index_epoch table: the row of
-// this process's data center (Options.LocalDC, "" in one data center).
+// this process's data center, dc = ":" + Options.LocalDC (Cassandra
+// refuses an empty partition key, and LocalDC is "" in one data center).
 type indexEpochs struct{ st *Store }
+
+func (e indexEpochs) dc() string { return ":" + e.st.opts.LocalDC }
 
 var _ sqs.IndexEpochs = indexEpochs{}
 
@@ -32,7 +35,7 @@ func (e indexEpochs) IndexEpoch(ctx context.Context) (uint64, error) {
 
 func (e indexEpochs) read(ctx context.Context, c *conn, op string) (uint64, error) {
 	var epoch int64
-	err := c.s.Query(`SELECT epoch FROM `+e.st.opts.Keyspace+`.sqs_index_epoch WHERE dc = ?`, e.st.opts.LocalDC).
+	err := c.s.Query(`SELECT epoch FROM `+e.st.opts.Keyspace+`.sqs_index_epoch WHERE dc = ?`, e.dc()).
 		WithContext(ctx).Scan(&epoch)
 	switch {
 	case err == gocql.ErrNotFound:
@@ -65,7 +68,7 @@ func (e indexEpochs) BumpIndexEpoch(ctx context.Context) (uint64, error) {
 		w = gocql.LocalQuorum
 	}
 	err = c.s.Query(`UPDATE `+e.st.opts.Keyspace+`.sqs_index_epoch USING TIMESTAMP ? SET epoch = ? WHERE dc = ?`,
-		int64(next)*1000, int64(next), e.st.opts.LocalDC).Consistency(w).WithContext(ctx).Exec()
+		int64(next)*1000, int64(next), e.dc()).Consistency(w).WithContext(ctx).Exec()
 	if err != nil {
 		return 0, herald.Unavailable(op, err)
 	}

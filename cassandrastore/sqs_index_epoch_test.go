@@ -19,11 +19,16 @@ func TestIndexEpoch(t *testing.T) {
 	var clock atomic.Int64 // Unix ms
 	clock.Store(1_800_000_000_000)
 	st := openTest(t, addr, Options{Keyspace: ks, LocalDC: "datacenter1", Now: func() time.Time { return time.UnixMilli(clock.Load()) }})
+	// One data center (LocalDC unset) has a row of its own too.
+	single := openTest(t, addr, Options{Keyspace: ks, Now: func() time.Time { return time.UnixMilli(clock.Load()) }})
 	ctx := context.Background()
+	if got, err := single.IndexEpochs().BumpIndexEpoch(ctx); err != nil || got != 1_800_000_000_000 {
+		t.Fatalf("BumpIndexEpoch without LocalDC = %d, %v; want 1800000000000", got, err)
+	}
 	ep := st.IndexEpochs()
 	c := st.conn.Load()
 	// Another data center's row is not this one's.
-	if err := c.s.Query(`INSERT INTO ` + ks + `.sqs_index_epoch (dc, epoch) VALUES ('far', 1900000000000)`).WithContext(ctx).Exec(); err != nil {
+	if err := c.s.Query(`INSERT INTO ` + ks + `.sqs_index_epoch (dc, epoch) VALUES (':far', 1900000000000)`).WithContext(ctx).Exec(); err != nil {
 		t.Fatal(err)
 	}
 	steps := []struct {
@@ -52,7 +57,7 @@ func TestIndexEpoch(t *testing.T) {
 	}
 	// A lower epoch landing after a higher one (its timestamp is lower)
 	// does not replace it.
-	if err := c.s.Query(`UPDATE `+ks+`.sqs_index_epoch USING TIMESTAMP ? SET epoch = ? WHERE dc = 'datacenter1'`,
+	if err := c.s.Query(`UPDATE `+ks+`.sqs_index_epoch USING TIMESTAMP ? SET epoch = ? WHERE dc = ':datacenter1'`,
 		int64(1_800_000_004_000)*1000, int64(1_800_000_004_000)).WithContext(ctx).Exec(); err != nil {
 		t.Fatal(err)
 	}

@@ -127,8 +127,8 @@ var sqsTableDefs = []struct{ name, cql string }{
 
 	// The index epoch of each data center (sqs.IndexEpochs,
 	// sqs_index_epoch.go): every queue's built marker in that data
-	// center's Redis must carry it. dc is Options.LocalDC ("" in one data
-	// center). Written USING TIMESTAMP of the epoch itself, so that of two
+	// center's Redis must carry it. dc is ":" + Options.LocalDC (LocalDC
+	// is "" in one data center; a partition key cannot be empty). Written USING TIMESTAMP of the epoch itself, so that of two
 	// bumps the higher wins whatever order they land in: the epoch never
 	// goes down. A handful of rows, rarely written.
 	{"sqs_index_epoch", `CREATE TABLE IF NOT EXISTS %[1]s.sqs_index_epoch (
