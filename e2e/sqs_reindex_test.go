@@ -68,3 +68,12 @@ func bodiesOf(msgs []types.Message) []string {
 	}
 	return out
 }
+
+// TestSQSReindexEmbedded: the embedded engine keeps its index in the
+// process, rebuilt at every start: it has no epoch to bump, and says so.
+func TestSQSReindexEmbedded(t *testing.T) {
+	s := startServer(t, "")
+	if code := call(t, s, "POST", "/v1/admin/sqs/reindex", nil, nil); code != 400 {
+		t.Fatalf("reindex on the embedded engine: %d, want 400", code)
+	}
+}
