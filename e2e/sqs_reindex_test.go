@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"net/http"
 	"testing"
 	"time"
 
@@ -8,6 +9,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/google/uuid"
+
+	"github.com/heraldmq/herald/internal/promtext"
 )
 
 // TestSQSReindexAfterSwitchBack plays a fail-over and switch-back between
@@ -56,6 +59,10 @@ func TestSQSReindexAfterSwitchBack(t *testing.T) {
 	}
 	if r.Epoch == 0 {
 		t.Fatalf("reindex answered epoch 0")
+	}
+	key := "herald_sqs_index_epoch"
+	if m, err := promtext.Fetch(ctxFor(t, 10*time.Second), http.DefaultClient, a.URL+"/metrics", key); err != nil || m[key] != float64(r.Epoch) {
+		t.Errorf("%s on A after the reindex: %v (%v), want %d", key, m[key], err, r.Epoch)
 	}
 	receive("through A after the reindex", "through B while A's data center was away")
 }

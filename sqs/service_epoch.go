@@ -92,6 +92,11 @@ func (c *epochCache) raise(e uint64) {
 	}
 }
 
+// IndexEpoch is the index epoch this node last read and names its queues'
+// Index state with: 0 until the first read, and always 0 on an engine
+// without epochs (the embedded one).
+func (s *Service) IndexEpoch() uint64 { return s.epochs.value.Load() }
+
 // staleEpoch handles an ErrStaleEpoch of the Index: the first time (per
 // call, retried says) it reads the epoch again so that the caller retries
 // once; a second time, or a failed read, is an error.

@@ -6,8 +6,10 @@ import (
 	"slices"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/heraldmq/herald/sqs"
+	"github.com/heraldmq/herald/sqs/sqsmem"
 )
 
 // drainAll receives and deletes every message of url, returning how many
@@ -194,5 +196,82 @@ func TestRebuildResumesAfterAStoreFailure(t *testing.T) {
 	// The second rebuild read about what the first had not added.
 	if second := e.store.scanned.Load(); second > n-first+2*256 {
 		t.Fatalf("the first rebuild read %d messages, the second %d: it did not resume", first, second)
+	}
+}
+
+// TestRebuildSurvivesAnEpochBumpAtEveryStep: node 1 rebuilds a queue's
+// Index state in batches under index epoch 0; after one of its Adds, the
+// data center's epoch is bumped (sqs-reindex) and node 2, which reads the
+// new epoch, receives from the queue: it forgets node 1's partial state
+// (an older epoch), rebuilds the queue under the new one and takes a
+// message. Node 1's rebuild then meets a state of a newer epoch, reads the
+// epoch again and goes on under it. Every durable message is delivered
+// once, whatever the step the bump falls on.
+func TestRebuildSurvivesAnEpochBumpAtEveryStep(t *testing.T) {
+	const n = 1234 // three rebuild batches of 500
+	for _, bumpAfter := range []int64{1, 2, 3} {
+		t.Run(fmt.Sprintf("bump after add %d", bumpAfter), func(t *testing.T) {
+			epochs := &fakeEpochs{}
+			withEpochs := func(c *sqs.Config) { c.IndexEpochs, c.IndexEpochRefresh, c.ReconcileInterval = epochs, time.Minute, -1 }
+			e := newEnv(t, withEpochs)
+			node2 := sqs.NewService(e.store, e.index, sqsmem.NewNotifier(), sqs.Config{Clock: e.clock.Now,
+				IndexEpochs: epochs, IndexEpochRefresh: time.Minute, ReconcileInterval: -1})
+			t.Cleanup(func() { node2.Close() })
+			url := e.createQueue(t, "strand", nil)
+			for i := range n {
+				e.send(t, url, fmt.Sprint(i))
+			}
+			q := sqs.IndexQueue{ID: queueID(t, e, "strand")}
+			if err := e.index.Index.Drop(e.ctx, q); err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]bool{}
+			var adds atomic.Int64
+			bump := func(ctx context.Context, iq sqs.IndexQueue) {
+				if iq.ID != q.ID || adds.Add(1) != bumpAfter {
+					return
+				}
+				if _, err := epochs.BumpIndexEpoch(ctx); err != nil {
+					t.Error(err)
+					return
+				}
+				out, err := node2.ReceiveMessage(ctx, caller, sqs.ReceiveMessageInput{QueueURL: url, MaxNumberOfMessages: ptr(10), WaitTimeSeconds: ptr(0)})
+				if err != nil {
+					t.Errorf("node 2's receive after the bump: %v", err)
+					return
+				}
+				for _, m := range out.Messages {
+					got[m.Body] = true
+					if err := node2.DeleteMessage(ctx, caller, sqs.DeleteMessageInput{QueueURL: url, ReceiptHandle: m.ReceiptHandle}); err != nil {
+						t.Errorf("node 2's delete: %v", err)
+					}
+				}
+			}
+			e.index.onAdd.Store(&bump)
+			drained := drainAll(t, e, url)
+			// The interleaving the test is named for: node 2 rebuilt the
+			// queue under the new epoch and took messages; node 1's rebuild
+			// under the old one lost its lease and committed nothing.
+			s1, s2 := e.svc.Stats(), node2.Stats()
+			if len(got) == 0 || s2.RebuildsCommitted.Load() != 1 || s1.RebuildsLost.Load() != 1 || s1.RebuildsCommitted.Load() != 0 {
+				t.Fatalf("node 2 took %d messages and committed %d rebuilds; node 1 lost %d and committed %d: want >0, 1, 1, 0",
+					len(got), s2.RebuildsCommitted.Load(), s1.RebuildsLost.Load(), s1.RebuildsCommitted.Load())
+			}
+			for body := range drained {
+				if got[body] {
+					t.Errorf("message %s delivered by both nodes", body)
+				}
+				got[body] = true
+			}
+			if len(got) != n {
+				t.Fatalf("%d of %d durable messages delivered; the rest are stranded", len(got), n)
+			}
+			if adds.Load() < bumpAfter {
+				t.Fatalf("the rebuild made %d adds; the bump after add %d never happened", adds.Load(), bumpAfter)
+			}
+			if e.svc.IndexEpoch() != 1 || node2.IndexEpoch() != 1 {
+				t.Errorf("epochs held after the drain: node 1 %d, node 2 %d; want both 1", e.svc.IndexEpoch(), node2.IndexEpoch())
+			}
+		})
 	}
 }

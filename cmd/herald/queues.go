@@ -83,6 +83,8 @@ func registerQueueMetrics(reg prometheus.Registerer, q *queueService, b *redisin
 		metrics.Counter(reconciled, reconciledHelp, prometheus.Labels{"kind": "index_only"}, &st.ReconciledIndexOnly),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "herald_sqs_reconcile_pending_queues", Help: "Queues waiting for (or in) a reconciliation pass on this node."},
 			func() float64 { return float64(q.svc.ReconcilePending()) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "herald_sqs_index_epoch", Help: "The index epoch of this node's data center as the node last read it: its queues' Redis state must carry it (herald sqs-reindex bumps it). 0 on the embedded engine."},
+			func() float64 { return float64(q.svc.IndexEpoch()) }),
 	)
 	if b != nil {
 		reg.MustRegister(
