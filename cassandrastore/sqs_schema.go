@@ -115,7 +115,8 @@ var sqsTableDefs = []struct{ name, cql string }{
 
 	// Queues whose Index may lack messages (MarkUnindexed), spread over
 	// sqsUnindexedSlots partitions by queue id so that a burst of marks
-	// (Redis down) does not make one hot partition. Rows are TTL'd
+	// (Redis down) does not make one hot partition; each data center has
+	// its own slots (unindexedSlot0). Rows are TTL'd
 	// (sqsUnindexedTTL) and deleted when taken. A mark purged and brought
 	// back costs one extra rebuild: gc_grace 3 h. LCS (small, churned).
 	{"sqs_unindexed", `CREATE TABLE IF NOT EXISTS %[1]s.sqs_unindexed (

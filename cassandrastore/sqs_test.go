@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -594,7 +595,7 @@ func TestSQSUnindexed(t *testing.T) {
 	}
 	c0 := sharedStore(t).conn.Load()
 	store := qs.(*queueStore)
-	slot := shardOf(a, sqsUnindexedSlots)
+	slot := store.unindexedSlot(a)
 	var readTS int64
 	if err := c0.s.Query(`SELECT WRITETIME(marked_ns) FROM `+shared.ks+`.sqs_unindexed WHERE slot = ? AND queue_id = ?`, slot, cqlUUID(a)).Scan(&readTS); err != nil {
 		t.Fatal(err)
@@ -649,5 +650,58 @@ func TestSQSUnavailable(t *testing.T) {
 				t.Fatalf("error %v: want %s", err, herald.EUnavailable)
 			}
 		})
+	}
+}
+
+// TestUnindexedSlotsPerDataCenter: each data center's marks are in slots
+// of its own, within a CQL int; one data center keeps slots 0 to 7, those
+// of marks written before data centers had their own.
+func TestUnindexedSlotsPerDataCenter(t *testing.T) {
+	if got := unindexedSlot0(""); got != 0 {
+		t.Errorf("one data center's first slot: %d, want 0", got)
+	}
+	seen := map[int]string{}
+	for _, dc := range []string{"dc1", "dc2", "eu-west", "us-east", "datacenter1"} {
+		base := unindexedSlot0(dc)
+		if base <= 0 || base%sqsUnindexedSlots != 0 || base+sqsUnindexedSlots-1 > math.MaxInt32 {
+			t.Errorf("%s: first slot %d: want a positive multiple of %d within a CQL int", dc, base, sqsUnindexedSlots)
+		}
+		if other, ok := seen[base]; ok {
+			t.Errorf("%s and %s share slots from %d", dc, other, base)
+		}
+		seen[base] = dc
+	}
+}
+
+// TestUnindexedMarksStayInTheirDataCenter: a mark written by a node of one
+// data center is taken only by that data center's nodes: its Redis missed
+// the send, so another data center's rebuild would not repair it.
+func TestUnindexedMarksStayInTheirDataCenter(t *testing.T) {
+	addr := cassandraAddr(t)
+	ks := freshKeyspace(t, addr)
+	ctx := context.Background()
+	// The test node's data center, as SimpleSnitch names it, against a
+	// store of one data center (LocalDC unset).
+	multi := openTest(t, addr, Options{Keyspace: ks, LocalDC: "datacenter1"}).Queues()
+	single := openTest(t, addr, Options{Keyspace: ks}).Queues()
+	mine, theirs := uuid.New(), uuid.New()
+	if err := multi.MarkUnindexed(ctx, mine); err != nil {
+		t.Fatal(err)
+	}
+	if err := single.MarkUnindexed(ctx, theirs); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		qs   sqs.Store
+		want uuid.UUID
+	}{{"datacenter1", multi, mine}, {"one data center", single, theirs}} {
+		got, err := tc.qs.TakeUnindexed(ctx, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 1 || got[0] != tc.want {
+			t.Errorf("%s took %v, want only its own mark %s", tc.name, got, tc.want)
+		}
 	}
 }

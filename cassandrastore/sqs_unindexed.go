@@ -2,6 +2,7 @@ package cassandrastore
 
 import (
 	"context"
+	"hash/fnv"
 	"time"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
@@ -11,7 +12,10 @@ import (
 )
 
 // Unindexed queues: a few rows in sqsUnindexedSlots partitions, one per
-// queue whose Index may lack messages.
+// queue whose Index may lack messages. Each data center has slots of its
+// own (unindexedSlot0): a mark says that its Redis missed a send, so only
+// its own nodes may take it; a node of the other data center dropping its
+// own Redis state instead would leave the mark's Redis wrong.
 
 const (
 	// sqsUnindexedSlots spreads marks over partitions (see the table).
@@ -21,6 +25,26 @@ const (
 	sqsUnindexedTTL = 30 * 24 * time.Hour
 )
 
+// unindexedSlot0 is the first of the data center localDC's slots: 0 in
+// one data center (LocalDC empty), the slots of every mark written before
+// data centers had slots of their own; otherwise a multiple of
+// sqsUnindexedSlots derived from the name (FNV-1a), never 0, within a CQL
+// int. Two data center names that share a base would share slots, which
+// costs one rebuild too many, never a missed one.
+func unindexedSlot0(localDC string) int {
+	if localDC == "" {
+		return 0
+	}
+	h := fnv.New32a()
+	h.Write([]byte(localDC))
+	return int(h.Sum32()>>5|1) * sqsUnindexedSlots
+}
+
+// unindexedSlot is queueID's slot among this data center's.
+func (qs *queueStore) unindexedSlot(queueID uuid.UUID) int {
+	return unindexedSlot0(qs.st.opts.LocalDC) + shardOf(queueID, sqsUnindexedSlots)
+}
+
 // MarkUnindexed writes the queue's mark (again: a later write survives a
 // concurrent take, see deleteUnindexed).
 func (qs *queueStore) MarkUnindexed(ctx context.Context, queueID uuid.UUID) error {
@@ -29,7 +53,7 @@ func (qs *queueStore) MarkUnindexed(ctx context.Context, queueID uuid.UUID) erro
 	if err != nil {
 		return err
 	}
-	err = c.write(qs.q.insertUnindexed, shardOf(queueID, sqsUnindexedSlots), cqlUUID(queueID),
+	err = c.write(qs.q.insertUnindexed, qs.unindexedSlot(queueID), cqlUUID(queueID),
 		qs.st.opts.Now().UnixNano(), int(sqsUnindexedTTL/time.Second)).WithContext(ctx).Exec()
 	if err != nil {
 		return herald.Unavailable(op, err)
@@ -53,9 +77,9 @@ func (qs *queueStore) TakeUnindexed(ctx context.Context, limit int) ([]uuid.UUID
 		ts   int64
 	}
 	var marks []mark
-	start := int(qs.takeStart.Add(1))
+	start, first := int(qs.takeStart.Add(1)), unindexedSlot0(qs.st.opts.LocalDC)
 	for i := 0; i < sqsUnindexedSlots && len(marks) < limit; i++ {
-		slot := (start + i) % sqsUnindexedSlots
+		slot := first + (start+i)%sqsUnindexedSlots
 		iter := c.s.Query(qs.q.selectUnindexed, slot).PageSize(pageSize(limit - len(marks))).WithContext(ctx).Iter()
 		var id gocql.UUID
 		var ts int64
