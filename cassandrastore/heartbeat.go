@@ -22,8 +22,7 @@ const HeartbeatInterval = time.Second
 // a dead data center shows a lag that grows by one second a second.
 type heartbeat struct {
 	mu   sync.Mutex
-	lag  map[string]time.Duration // by peer data center
-	seen map[string]int64         // a peer's last heartbeat, Unix ms
+	seen map[string]int64 // by peer data center: its last heartbeat read here, Unix ms
 }
 
 // runHeartbeat beats until ctx ends.
@@ -63,21 +62,18 @@ func (st *Store) beat(ctx context.Context) {
 			seen[dc] = at
 		}
 	}
-	read := iter.Close() == nil
+	if iter.Close() != nil {
+		return // the peers' lags go on growing from their last heartbeats
+	}
 	hb := &st.heartbeat
 	hb.mu.Lock()
 	defer hb.mu.Unlock()
 	if hb.seen == nil {
-		hb.seen, hb.lag = map[string]int64{}, map[string]time.Duration{}
+		hb.seen = map[string]int64{}
 	}
-	if read {
-		maps.Copy(hb.seen, seen)
-	}
-	// A peer stays in the map once seen: when its row stops advancing (or
-	// cannot be read), its lag keeps growing.
-	for dc, at := range hb.seen {
-		hb.lag[dc] = max(0, now.Sub(time.UnixMilli(at)))
-	}
+	// A peer stays once seen: when its row stops advancing, its lag
+	// keeps growing.
+	maps.Copy(hb.seen, seen)
 }
 
 // ReplicationLag returns, per other data center, how old the newest
@@ -85,8 +81,13 @@ func (st *Store) beat(ctx context.Context) {
 // to HeartbeatInterval. Empty in one data center (LocalDC unset) and
 // until a peer's first heartbeat arrived.
 func (st *Store) ReplicationLag() map[string]time.Duration {
+	now := st.opts.Now()
 	hb := &st.heartbeat
 	hb.mu.Lock()
 	defer hb.mu.Unlock()
-	return maps.Clone(hb.lag)
+	lag := make(map[string]time.Duration, len(hb.seen))
+	for dc, at := range hb.seen {
+		lag[dc] = max(0, now.Sub(time.UnixMilli(at)))
+	}
+	return lag
 }

@@ -2,8 +2,8 @@ package e2e
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -16,7 +16,9 @@ import (
 	"github.com/coder/websocket"
 	"github.com/google/uuid"
 
+	"github.com/heraldmq/herald/api"
 	"github.com/heraldmq/herald/cache/cachetest"
+	"github.com/heraldmq/herald/client"
 	"github.com/heraldmq/herald/internal/promtext"
 )
 
@@ -25,36 +27,29 @@ import (
 // center (the brokers federated), Herald nodes in each data center's
 // network namespace.
 
-// putOn stores a message under path through s and returns its
-// message_uuid, or the HTTP status and answer of a refused put.
-func putOn(t *testing.T, s *server, path string) (id string, status int, answer string) {
+// putOn stores a message under path through s, with message_uuid id
+// unless it is empty, and returns its message_uuid, or the HTTP status and
+// error of a put that was not acknowledged.
+func putOn(t *testing.T, s *server, path, id string) (got string, status int, answer string) {
 	t.Helper()
-	ctx := ctxFor(t, 30*time.Second)
-	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, s.URL+"/v1/messages", strings.NewReader(
-		fmt.Sprintf(`{"metadata":{"paths":[%q]},"body":"aGk="}`, path)))
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
+	resp, created, err := s.client().Put(ctxFor(t, 30*time.Second), api.PutRequest{MessageUUID: id, Metadata: meta(path), Body: []byte("hi")})
+	var refused *client.Error
+	switch {
+	case errors.As(err, &refused):
+		return "", refused.Status, refused.Error()
+	case err != nil:
 		t.Fatalf("put %s on %s: %v", path, s.URL, err)
+	case !created:
+		return "", http.StatusOK, "a repeat of a stored message"
 	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusCreated {
-		return "", resp.StatusCode, string(b)
-	}
-	var out struct {
-		ID string `json:"message_uuid"`
-	}
-	if err := json.Unmarshal(b, &out); err != nil || out.ID == "" {
-		t.Fatalf("put answer %s: %v", b, err)
-	}
-	return out.ID, resp.StatusCode, ""
+	return resp.MessageUUID, http.StatusCreated, ""
 }
 
-// mustPut is putOn that fails the test unless the put is acknowledged.
+// mustPut is putOn of a new message that fails the test unless the put
+// is acknowledged.
 func mustPut(t *testing.T, s *server, path string) string {
 	t.Helper()
-	id, status, answer := putOn(t, s, path)
+	id, status, answer := putOn(t, s, path, "")
 	if id == "" {
 		t.Fatalf("put %s on %s: HTTP %d %s", path, s.URL, status, answer)
 	}
@@ -64,12 +59,16 @@ func mustPut(t *testing.T, s *server, path string) string {
 // getStatus is the HTTP status of GET /v1/messages/{id} on s.
 func getStatus(t *testing.T, s *server, id string) int {
 	t.Helper()
-	resp, err := http.Get(s.URL + "/v1/messages/" + id)
-	if err != nil {
-		t.Fatalf("get %s on %s: %v", id, s.URL, err)
+	_, err := s.client().Get(ctxFor(t, 30*time.Second), id)
+	var answer *client.Error
+	switch {
+	case err == nil:
+		return http.StatusOK
+	case errors.As(err, &answer):
+		return answer.Status
 	}
-	resp.Body.Close()
-	return resp.StatusCode
+	t.Fatalf("get %s on %s: %v", id, s.URL, err)
+	return 0
 }
 
 // frames reads c's frames on a goroutine of its own until the connection
@@ -227,7 +226,7 @@ func TestTwoDCsLossWindowOfEachWriteSetting(t *testing.T) {
 	time.Sleep(2 * time.Second)
 
 	heal := cutLink(t)
-	if id, status, answer := putOn(t, safe, word+".safe.cut"); id != "" {
+	if id, status, answer := putOn(t, safe, word+".safe.cut", ""); id != "" {
 		t.Errorf("a safe put was acknowledged (%s) while dc2 was cut off", id)
 	} else if status != http.StatusServiceUnavailable {
 		t.Errorf("a safe put during the cut: HTTP %d %s, want 503", status, answer)
@@ -326,15 +325,8 @@ func TestTwoDCsReplicationLagShowsACut(t *testing.T) {
 // s, failing the test unless it is acknowledged.
 func putID(t *testing.T, s *server, path string, id uuid.UUID) {
 	t.Helper()
-	resp, err := http.Post(s.URL+"/v1/messages", "application/json", strings.NewReader(
-		fmt.Sprintf(`{"message_uuid":%q,"metadata":{"paths":[%q]},"body":"aGk="}`, id, path)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusCreated {
-		t.Fatalf("put %s on %s: HTTP %d %s", id, s.URL, resp.StatusCode, b)
+	if got, status, answer := putOn(t, s, path, id.String()); got == "" {
+		t.Fatalf("put %s on %s: HTTP %d %s", id, s.URL, status, answer)
 	}
 }
 
@@ -437,37 +429,12 @@ func TestTwoDCsCreateQueueRaceHasOneWinner(t *testing.T) {
 }
 
 // TestTwoDCsSQSSwitchBackStrandsNothing plays SQS's active-standby across
-// the rig's data centers: dc1 serves a queue (its Redis marks it built),
-// clients fail over to dc2 and send there, then switch back to dc1, whose
-// Redis survived. Before the reindex of the runbook dc1 does not see the
-// message sent in dc2 (stranded behind its stale marker); after
-// `sqs-reindex` against a dc1 node it is delivered, and nothing is lost.
+// the rig's data centers (switchBack): dc1 serves a queue, clients fail
+// over to dc2 and send there, then switch back to dc1, whose Redis
+// survived. Before the reindex of the runbook dc1 does not see the message
+// sent in dc2 (stranded behind its stale marker); after `sqs-reindex`
+// against a dc1 node it is delivered, and nothing is lost.
 func TestTwoDCsSQSSwitchBackStrandsNothing(t *testing.T) {
 	r := requireTwoDCs(t)
-	a := r.start(t, r.dc1)
-	b := r.start(t, r.dc2)
-	ca, cb := sqsClient(a), sqsClient(b)
-	url := newQueue(t, ca, "", nil)
-	send := func(c *awssqs.Client, body string) {
-		t.Helper()
-		if _, err := c.SendMessage(ctxFor(t, 30*time.Second), &awssqs.SendMessageInput{QueueUrl: aws.String(url), MessageBody: aws.String(body)}); err != nil {
-			t.Fatalf("SendMessage %q: %v", body, err)
-		}
-	}
-	receive := func(what string, want ...string) {
-		t.Helper()
-		got := receiveN(t, ca, url, max(len(want), 1), 3*time.Second, 30)
-		deleteAll(t, ca, url, got)
-		if bodies := bodiesOf(got); strings.Join(bodies, "|") != strings.Join(want, "|") {
-			t.Fatalf("%s: received %q, want %q", what, bodies, want)
-		}
-	}
-	send(ca, "in dc1")
-	receive("in dc1 (its Redis builds the queue)", "in dc1")
-	send(cb, "in dc2 during the fail-over")
-	receive("in dc1 after the switch-back, before the reindex (stranded)")
-	if _, err := a.client().Reindex(ctxFor(t, 30*time.Second)); err != nil {
-		t.Fatalf("reindex dc1: %v", err)
-	}
-	receive("in dc1 after the reindex", "in dc2 during the fail-over")
+	switchBack(t, r.start(t, r.dc1), r.start(t, r.dc2))
 }

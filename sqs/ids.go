@@ -1,10 +1,11 @@
 package sqs
 
 import (
-	"encoding/binary"
 	"sync"
 
 	"github.com/google/uuid"
+
+	"github.com/heraldmq/herald/internal/uuidv1"
 )
 
 // NewMessageID returns a version 1 UUID for a new message, later by
@@ -31,7 +32,7 @@ func NewMessageID() (uuid.UUID, error) {
 	}
 	lastID.time = t
 	lastID.mu.Unlock()
-	setV1Time(&id, t)
+	uuidv1.SetTime(&id, t)
 	return id, nil
 }
 
@@ -39,12 +40,4 @@ func NewMessageID() (uuid.UUID, error) {
 var lastID struct {
 	mu   sync.Mutex
 	time uint64
-}
-
-// setV1Time writes the 60-bit time t into a version 1 UUID: time_low,
-// time_mid, then time_hi with the version in its top four bits.
-func setV1Time(id *uuid.UUID, t uint64) {
-	binary.BigEndian.PutUint32(id[0:4], uint32(t))
-	binary.BigEndian.PutUint16(id[4:6], uint16(t>>32))
-	binary.BigEndian.PutUint16(id[6:8], uint16(t>>48)&0x0fff|0x1000)
 }

@@ -36,6 +36,22 @@ func drainAll(t *testing.T, e *env, url string) map[string]bool {
 	return got
 }
 
+// backlogToRebuild creates the queue name holding n messages whose Index
+// state is then lost (Redis restarted empty): the next receive rebuilds it
+// from the Store. It returns the queue's URL and its Index name.
+func backlogToRebuild(t *testing.T, e *env, name string, n int) (string, sqs.IndexQueue) {
+	t.Helper()
+	url := e.createQueue(t, name, nil)
+	for i := range n {
+		e.send(t, url, fmt.Sprint(i))
+	}
+	q := sqs.IndexQueue{ID: queueID(t, e, name)}
+	if err := e.index.Index.Drop(e.ctx, q); err != nil {
+		t.Fatal(err)
+	}
+	return url, q
+}
+
 // TestRebuildSurvivesIndexLossAtEveryStep reproduces the stranding seen
 // on Cassandra + Redis: a queue's Index is rebuilt from the Store in
 // batches, and Redis loses its data (restarted empty, or the queue is
@@ -50,15 +66,7 @@ func TestRebuildSurvivesIndexLossAtEveryStep(t *testing.T) {
 	for _, lossAfter := range []int64{1, 2, 3} {
 		t.Run(fmt.Sprintf("loss after add %d", lossAfter), func(t *testing.T) {
 			e := newEnv(t)
-			url := e.createQueue(t, "strand", nil)
-			for i := range n {
-				e.send(t, url, fmt.Sprint(i))
-			}
-			q := sqs.IndexQueue{ID: queueID(t, e, "strand")}
-			// The Index loses the queue: the next receive rebuilds it.
-			if err := e.index.Index.Drop(e.ctx, q); err != nil {
-				t.Fatal(err)
-			}
+			url, q := backlogToRebuild(t, e, "strand", n)
 			var adds atomic.Int64
 			lose := func(ctx context.Context, iq sqs.IndexQueue) {
 				if iq.ID == q.ID && adds.Add(1) == lossAfter {
@@ -82,14 +90,7 @@ func TestRebuildSurvivesIndexLossAtEveryStep(t *testing.T) {
 // and once the Index is back every message is delivered.
 func TestRebuildFailingIndexIsNotMarkedBuilt(t *testing.T) {
 	e := newEnv(t)
-	url := e.createQueue(t, "fail", nil)
-	for i := range 700 {
-		e.send(t, url, fmt.Sprint(i))
-	}
-	q := sqs.IndexQueue{ID: queueID(t, e, "fail")}
-	if err := e.index.Index.Drop(e.ctx, q); err != nil {
-		t.Fatal(err)
-	}
+	url, q := backlogToRebuild(t, e, "fail", 700)
 	var adds atomic.Int64
 	down := func(ctx context.Context, iq sqs.IndexQueue) {
 		if iq.ID == q.ID && adds.Add(1) == 1 {
@@ -161,14 +162,7 @@ func TestFIFOOrderAfterIndexWriteFailure(t *testing.T) {
 func TestRebuildResumesAfterAStoreFailure(t *testing.T) {
 	const n = 3000 // six rebuild batches of 500
 	e := newEnv(t)
-	url := e.createQueue(t, "resume", nil)
-	for i := range n {
-		e.send(t, url, fmt.Sprint(i))
-	}
-	q := sqs.IndexQueue{ID: queueID(t, e, "resume")}
-	if err := e.index.Index.Drop(e.ctx, q); err != nil {
-		t.Fatal(err)
-	}
+	url, _ := backlogToRebuild(t, e, "resume", n)
 	// The Store fails once the first rebuild has read half the queue.
 	fail := func() {
 		if e.store.scanned.Load() >= n/2 {
@@ -214,17 +208,11 @@ func TestRebuildSurvivesAnEpochBumpAtEveryStep(t *testing.T) {
 			epochs := &fakeEpochs{}
 			withEpochs := func(c *sqs.Config) { c.IndexEpochs, c.IndexEpochRefresh, c.ReconcileInterval = epochs, time.Minute, -1 }
 			e := newEnv(t, withEpochs)
-			node2 := sqs.NewService(e.store, e.index, sqsmem.NewNotifier(), sqs.Config{Clock: e.clock.Now,
-				IndexEpochs: epochs, IndexEpochRefresh: time.Minute, ReconcileInterval: -1})
+			cfg := sqs.Config{Clock: e.clock.Now}
+			withEpochs(&cfg)
+			node2 := sqs.NewService(e.store, e.index, sqsmem.NewNotifier(), cfg)
 			t.Cleanup(func() { node2.Close() })
-			url := e.createQueue(t, "strand", nil)
-			for i := range n {
-				e.send(t, url, fmt.Sprint(i))
-			}
-			q := sqs.IndexQueue{ID: queueID(t, e, "strand")}
-			if err := e.index.Index.Drop(e.ctx, q); err != nil {
-				t.Fatal(err)
-			}
+			url, q := backlogToRebuild(t, e, "strand", n)
 			got := map[string]bool{}
 			var adds atomic.Int64
 			bump := func(ctx context.Context, iq sqs.IndexQueue) {

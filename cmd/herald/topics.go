@@ -15,6 +15,7 @@ import (
 
 	"github.com/heraldmq/herald/access"
 	"github.com/heraldmq/herald/cache"
+	"github.com/heraldmq/herald/internal/uuidv1"
 	"github.com/heraldmq/herald/metrics"
 	"github.com/heraldmq/herald/rollup"
 	"github.com/heraldmq/herald/sns"
@@ -155,13 +156,10 @@ func (p cachePaths) PutNotification(ctx context.Context, path string, n sns.Noti
 func stableV1(key string, t time.Time) uuid.UUID {
 	sum := sha1.Sum([]byte(key))
 	// 100 ns ticks since 1582-10-15, rounded down to the millisecond.
-	const gregorianOffset = 122192928000000000
-	ticks := uint64(t.UnixMilli())*10000 + gregorianOffset
+	ticks := uint64(t.UnixMilli())*10000 + uuidv1.GregorianToUnix
 	ticks += uint64(binary.BigEndian.Uint16(sum[0:2])) % 10000
 	var id uuid.UUID
-	binary.BigEndian.PutUint32(id[0:4], uint32(ticks))
-	binary.BigEndian.PutUint16(id[4:6], uint16(ticks>>32))
-	binary.BigEndian.PutUint16(id[6:8], uint16(ticks>>48)&0x0fff|0x1000) // version 1
+	uuidv1.SetTime(&id, ticks)
 	copy(id[8:], sum[2:10])
 	id[8] = id[8]&0x3f | 0x80 // RFC 4122 variant
 	return id
