@@ -93,3 +93,18 @@ type Peek struct {
 type Reindex struct {
 	Epoch uint64 `json:"epoch"`
 }
+
+// DataCenters is the answer of GET /v1/admin/dc and of its fence and
+// unfence: the answering node's data center, the home of queues created
+// before queues had one, and each fenced data center with the one that
+// fenced it (and now serves its queues).
+type DataCenters struct {
+	Local      string            `json:"local"`
+	LegacyHome string            `json:"legacy_home"`
+	Fenced     map[string]string `json:"fenced"`
+}
+
+// DataCenter is the body of POST /v1/admin/dc/fence and /v1/admin/dc/unfence.
+type DataCenter struct {
+	DC string `json:"dc"`
+}

@@ -22,6 +22,9 @@ type writeSet struct {
 	index  map[string]int // partition key -> position in groups
 	groups [][]stmt
 	marks  []mark // liveness rows to record once every write succeeded
+	// settle writes the set at the settle level (conn.settleLevel)
+	// instead of the write level.
+	settle bool
 }
 
 // add appends a statement for the partition named part (a string naming the
@@ -43,7 +46,41 @@ func (w *writeSet) add(part, cql string, args ...any) {
 // lightweight transaction's commit included; its Paxos phase is at the
 // serial consistency the caller sets).
 func (c *conn) write(cql string, args ...any) *gocql.Query {
-	return c.s.Query(cql, args...).Consistency(c.w)
+	return c.s.Query(cql, args...).Consistency(c.writeLevel())
+}
+
+// writeLevel is the write consistency now: EACH_QUORUM becomes
+// LOCAL_QUORUM while another data center is fenced (taken out of service
+// by an operator after its loss, fences.go), since no write could reach
+// it; the other levels stay.
+func (c *conn) writeLevel() gocql.Consistency {
+	if c.w == gocql.EachQuorum && c.peerFenced != nil && c.peerFenced.Load() {
+		return gocql.LocalQuorum
+	}
+	return c.w
+}
+
+// settleLevel is the consistency of the writes that only settle a stored
+// message (its receive state, its delete): LOCAL_QUORUM where the write
+// level is EACH_QUORUM. Losing one with its data center costs a
+// duplicate delivery, never a message, so they need not wait for the
+// other data centers, and they go on through a cut link (the data center
+// still serving a queue keeps deleting what it delivers).
+func (c *conn) settleLevel() gocql.Consistency {
+	if w := c.writeLevel(); w != gocql.EachQuorum {
+		return w
+	}
+	return gocql.LocalQuorum
+}
+
+// serialLevel is the Paxos consistency of a lightweight transaction whose
+// configured one is serial: SERIAL becomes LOCAL_SERIAL while another data
+// center is fenced, since SERIAL would need its replicas.
+func (c *conn) serialLevel(serial gocql.Consistency) gocql.Consistency {
+	if serial == gocql.Serial && c.peerFenced != nil && c.peerFenced.Load() {
+		return gocql.LocalSerial
+	}
+	return serial
 }
 
 // exec runs every group of w concurrently and returns the first error,
@@ -56,11 +93,15 @@ func (c *conn) exec(ctx context.Context, w *writeSet) error {
 func (c *conn) execN(ctx context.Context, w *writeSet, workers int) error {
 	return parallel(len(w.groups), workers, func(i int) error {
 		g := w.groups[i]
+		level := c.writeLevel()
+		if w.settle {
+			level = c.settleLevel()
+		}
 		if len(g) == 1 {
-			return c.write(g[0].cql, g[0].args...).WithContext(ctx).Exec()
+			return c.s.Query(g[0].cql, g[0].args...).Consistency(level).WithContext(ctx).Exec()
 		}
 		b := c.s.Batch(gocql.UnloggedBatch).WithContext(ctx)
-		b.SetConsistency(c.w)
+		b.SetConsistency(level)
 		for _, st := range g {
 			b.Query(st.cql, st.args...)
 		}

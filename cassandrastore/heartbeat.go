@@ -53,6 +53,9 @@ func (st *Store) beat(ctx context.Context) {
 	// centers is the report.
 	_ = c.s.Query(`UPDATE `+ks+`.dc_heartbeat SET at_ms = ? WHERE dc = ?`, now.UnixMilli(), st.opts.LocalDC).
 		Consistency(gocql.LocalOne).WithContext(ctx).Exec()
+	// The fences too: a fence or an unfence reaches the write levels of
+	// every node within a heartbeat.
+	_, _ = st.readFences(ctx, c, gocql.LocalOne)
 	seen := map[string]int64{}
 	iter := c.s.Query(`SELECT dc, at_ms FROM ` + ks + `.dc_heartbeat`).Consistency(gocql.LocalOne).WithContext(ctx).Iter()
 	var dc string

@@ -105,7 +105,7 @@ func (rs *rollupStore) PutDefinition(ctx context.Context, d *rollup.Definition) 
 // createSeq creates rollup id's sequence at 0 unless it exists.
 func (rs *rollupStore) createSeq(ctx context.Context, c *conn, id uuid.UUID) error {
 	_, err := c.write(rs.cql(`INSERT INTO %s.rollup_seq (rollup_id, seq, nonce, deleted) VALUES (?, 0, ?, false) IF NOT EXISTS`),
-		cqlUUID(id), cqlUUID(uuid.Nil)).SerialConsistency(rs.serial).WithContext(ctx).MapScanCAS(map[string]any{})
+		cqlUUID(id), cqlUUID(uuid.Nil)).SerialConsistency(c.serialLevel(rs.serial)).WithContext(ctx).MapScanCAS(map[string]any{})
 	return err
 }
 
@@ -199,7 +199,7 @@ func (rs *rollupStore) DeleteDefinition(ctx context.Context, account, name strin
 		return herald.Unavailable(op, err)
 	}
 	_, err = c.write(rs.cql(`UPDATE %s.rollup_seq SET deleted = true WHERE rollup_id = ? IF EXISTS`), cqlUUID(d.ID)).
-		SerialConsistency(rs.serial).WithContext(ctx).MapScanCAS(map[string]any{})
+		SerialConsistency(c.serialLevel(rs.serial)).WithContext(ctx).MapScanCAS(map[string]any{})
 	if err != nil {
 		return herald.Unavailable(op, err)
 	}

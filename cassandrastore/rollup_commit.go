@@ -207,7 +207,7 @@ func (rs *rollupStore) Commit(ctx context.Context, d *rollup.Definition, b *roll
 		}
 		cur := map[string]any{}
 		applied, err := c.write(rs.cql(`UPDATE %s.rollup_seq SET seq = ?, nonce = ? WHERE rollup_id = ? IF seq = ? AND nonce = ? AND deleted = false`),
-			next, cqlUUID(nonce), cqlUUID(d.ID), w.seq, cqlUUID(w.nonce)).SerialConsistency(rs.serial).Idempotent(false).WithContext(ctx).MapScanCAS(cur)
+			next, cqlUUID(nonce), cqlUUID(d.ID), w.seq, cqlUUID(w.nonce)).SerialConsistency(c.serialLevel(rs.serial)).Idempotent(false).WithContext(ctx).MapScanCAS(cur)
 		if err != nil {
 			w.known = false // the outcome is unknown: sync finds out
 			return herald.Unavailable(op, err)
@@ -416,7 +416,7 @@ func (rs *rollupStore) sync(ctx context.Context, c *conn, d *rollup.Definition, 
 	var deleted bool
 	read := func() error {
 		return c.s.Query(rs.cql(`SELECT seq, nonce, deleted FROM %s.rollup_seq WHERE rollup_id = ?`), cqlUUID(d.ID)).
-			Consistency(rs.serial).WithContext(ctx).Scan(&seq, &cqlNonce, &deleted)
+			Consistency(c.serialLevel(rs.serial)).WithContext(ctx).Scan(&seq, &cqlNonce, &deleted)
 	}
 	err := read()
 	if err == gocql.ErrNotFound { // defined before rollups ran on Cassandra, or the put's sequence write failed

@@ -219,7 +219,7 @@ func (rs *rollupStore) forgetDroppedTriggers(ctx context.Context, c *conn, d *ro
 	}
 	var seq int64
 	err := c.s.Query(rs.cql(`SELECT seq FROM %s.rollup_seq WHERE rollup_id = ?`), cqlUUID(d.ID)).
-		Consistency(rs.serial).WithContext(ctx).Scan(&seq)
+		Consistency(c.serialLevel(rs.serial)).WithContext(ctx).Scan(&seq)
 	if err != nil && err != gocql.ErrNotFound {
 		return err
 	}

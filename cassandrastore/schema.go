@@ -197,6 +197,16 @@ var tableDefs = []struct{ name, cql string }{
 		dc text PRIMARY KEY,
 		at_ms bigint
 	) WITH default_time_to_live = 86400 AND gc_grace_seconds = 10800`},
+
+	// The fenced data centers (fences.go, sqs.Fences): a row per data
+	// center an operator took out of service after its loss, naming the
+	// one that took over its queues. Written by 'herald dc fence' and
+	// deleted by 'herald dc unfence'; read by every node each second.
+	{"dc_fences", `CREATE TABLE IF NOT EXISTS %[1]s.dc_fences (
+		dc text PRIMARY KEY,
+		taker text,
+		fenced_ms bigint
+	) WITH gc_grace_seconds = 10800`},
 }
 
 // ensureSchema creates the keyspace and the tables that do not exist yet,
@@ -238,6 +248,9 @@ func ensureSchema(ctx context.Context, s *gocql.Session, o Options) (layout, err
 			return layout{}, fmt.Errorf("create table %s.%s: %w", o.Keyspace, t.name, err)
 		}
 		o.Logger.Info("cassandra: created table", "table", o.Keyspace+"."+t.name)
+	}
+	if err := addMissingColumns(ctx, s, o, existing); err != nil {
+		return layout{}, err
 	}
 	if err := migrateRollupRows(ctx, s, o, existing); err != nil {
 		return layout{}, err

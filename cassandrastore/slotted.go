@@ -82,14 +82,14 @@ func (t *slottedTable[T]) create(ctx context.Context, c *conn, op string, rec *T
 	// was deleted meanwhile, the insert is tried again.
 	for range 3 {
 		applied, err := c.write(t.insert, args...).
-			SerialConsistency(t.serial).WithContext(ctx).MapScanCAS(map[string]any{})
+			SerialConsistency(c.serialLevel(t.serial)).WithContext(ctx).MapScanCAS(map[string]any{})
 		if err != nil {
 			return nil, herald.Unavailable(op, err)
 		}
 		if applied {
 			return rec, nil
 		}
-		old, err := t.readAt(ctx, c, k.account, k.name, t.serial)
+		old, err := t.readAt(ctx, c, k.account, k.name, c.serialLevel(t.serial))
 		if errors.Is(err, gocql.ErrNotFound) {
 			continue
 		}
@@ -121,7 +121,7 @@ func (t *slottedTable[T]) get(ctx context.Context, c *conn, op, account, name st
 func (t *slottedTable[T]) replace(ctx context.Context, c *conn, op string, rec *T, cols ...any) error {
 	k := t.key(rec)
 	args := append(append(append([]any{}, cols...), t.at(k.account, k.name)...), cqlUUID(k.id))
-	q := c.write(t.update, args...).SerialConsistency(t.serial).WithContext(ctx)
+	q := c.write(t.update, args...).SerialConsistency(c.serialLevel(t.serial)).WithContext(ctx)
 	return t.apply(op, k.name, q)
 }
 
@@ -130,7 +130,7 @@ func (t *slottedTable[T]) replace(ctx context.Context, c *conn, op string, rec *
 func (t *slottedTable[T]) remove(ctx context.Context, c *conn, op string, rec *T) error {
 	k := t.key(rec)
 	args := append(t.at(k.account, k.name), cqlUUID(k.id))
-	q := c.write(t.delete, args...).SerialConsistency(t.serial).Idempotent(false).WithContext(ctx)
+	q := c.write(t.delete, args...).SerialConsistency(c.serialLevel(t.serial)).Idempotent(false).WithContext(ctx)
 	return t.apply(op, k.name, q)
 }
 

@@ -10,17 +10,24 @@ import (
 )
 
 // indexEpochs is sqs.IndexEpochs in the sqs_index_epoch table: the row of
-// this process's data center, dc = ":" + Options.LocalDC (Cassandra
-// refuses an empty partition key, and LocalDC is "" in one data center).
-type indexEpochs struct{ st *Store }
+// one data center, dc = ":" + its name (Cassandra refuses an empty
+// partition key, and LocalDC is "" in one data center).
+type indexEpochs struct {
+	st   *Store
+	name string
+}
 
-func (e indexEpochs) dc() string { return ":" + e.st.opts.LocalDC }
+func (e indexEpochs) dc() string { return ":" + e.name }
 
 var _ sqs.IndexEpochs = indexEpochs{}
 
 // IndexEpochs returns the index epoch of this data center, for the SQS
 // service to match against the built markers in its Redis.
-func (st *Store) IndexEpochs() sqs.IndexEpochs { return indexEpochs{st} }
+func (st *Store) IndexEpochs() sqs.IndexEpochs { return indexEpochs{st, st.opts.LocalDC} }
+
+// IndexEpochsOf returns the index epoch of data center dc, whose Redis
+// this node uses for the queues homed there (sqs.DCConfig.Epochs).
+func (st *Store) IndexEpochsOf(dc string) sqs.IndexEpochs { return indexEpochs{st, dc} }
 
 // IndexEpoch reads the epoch at the configured (read) consistency; 0 when
 // it was never bumped.
@@ -50,8 +57,10 @@ func (e indexEpochs) read(ctx context.Context, c *conn, op string) (uint64, erro
 // write carries the epoch as its timestamp (in µs), so a concurrent bump
 // that wrote a higher one wins, and nothing lower ever replaces a higher
 // one. It is written at the local data center's quorum when the write
-// level is EACH_QUORUM: only this data center reads its row, and a bump
-// must work while the other one is down (a fail-over).
+// level is EACH_QUORUM: a bump must work, at once, while another data
+// center is down (a fence); the other data centers, whose nodes read the
+// row for the queues homed here, get it by replication (a node that reads
+// it late is told by the Index that its epoch is stale, and reads again).
 func (e indexEpochs) BumpIndexEpoch(ctx context.Context) (uint64, error) {
 	const op = "bump index epoch"
 	c, err := e.st.enter(ctx, op)
@@ -63,7 +72,7 @@ func (e indexEpochs) BumpIndexEpoch(ctx context.Context) (uint64, error) {
 		return 0, err
 	}
 	next := max(uint64(e.st.nowMs()), cur+1)
-	w := c.w
+	w := c.writeLevel()
 	if w == gocql.EachQuorum {
 		w = gocql.LocalQuorum
 	}

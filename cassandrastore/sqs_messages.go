@@ -138,7 +138,9 @@ func (qs *queueStore) GetMessages(ctx context.Context, q *sqs.Queue, ids []uuid.
 
 // DeleteMessages deletes the rows of ids from their home partitions, one
 // DELETE ... IN per partition, concurrently, without reading them first:
-// an id that is not stored costs one row tombstone in its partition.
+// an id that is not stored costs one row tombstone in its partition. At
+// the settle level (conn.settleLevel): a delete lost with its data center
+// costs a duplicate, never a message.
 func (qs *queueStore) DeleteMessages(ctx context.Context, q *sqs.Queue, ids []uuid.UUID) error {
 	const op = "delete messages"
 	c, err := qs.enter(ctx, op)
@@ -154,7 +156,7 @@ func (qs *queueStore) DeleteMessages(ctx context.Context, q *sqs.Queue, ids []uu
 		}
 	}
 	err = forEachChunk(&plan, func(k partKey, chunk [][]byte) error {
-		return c.write(qs.q.deleteMessages, cqlUUID(q.ID), k.shard, k.bucket, chunk).WithContext(ctx).Exec()
+		return c.s.Query(qs.q.deleteMessages, cqlUUID(q.ID), k.shard, k.bucket, chunk).Consistency(c.settleLevel()).WithContext(ctx).Exec()
 	})
 	if err != nil {
 		return herald.Unavailable(op, err)
@@ -176,7 +178,7 @@ func (qs *queueStore) SaveStates(ctx context.Context, q *sqs.Queue, states []sqs
 		return err
 	}
 	nowMs := qs.st.nowMs()
-	var w writeSet
+	w := writeSet{settle: true}
 	for _, s := range states {
 		if !storable(s.ID) {
 			continue

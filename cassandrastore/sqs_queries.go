@@ -19,7 +19,7 @@ type sqsQueries struct {
 }
 
 // queueColumns are the columns of a queue record as scanQueue reads them.
-const queueColumns = `id, name, shards, attributes, tags, created_ns, modified_ns, purged_ns`
+const queueColumns = `id, name, shards, attributes, tags, created_ns, modified_ns, purged_ns, home_dc`
 
 // messageColumns are the columns of a message as scanMessage reads them.
 const messageColumns = `pos, body, attrs, sender_id, sent_ns, expires_ns, group_id, dedup_id, sequence, dlq_source, ` +
@@ -28,8 +28,8 @@ const messageColumns = `pos, body, attrs, sender_id, sent_ns, expires_ns, group_
 func newSQSQueries(ks string) sqsQueries {
 	f := func(format string) string { return fmt.Sprintf(format, ks) }
 	return sqsQueries{
-		insertQueue: f(`INSERT INTO %s.sqs_queues (account, slot, name, id, shards, attributes, tags, created_ns, modified_ns, purged_ns) ` +
-			`VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) IF NOT EXISTS`),
+		insertQueue: f(`INSERT INTO %s.sqs_queues (account, slot, name, id, shards, attributes, tags, created_ns, modified_ns, purged_ns, home_dc) ` +
+			`VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) IF NOT EXISTS`),
 		selectQueue: f(`SELECT ` + queueColumns + ` FROM %s.sqs_queues WHERE account = ? AND slot = ? AND name = ?`),
 		updateQueue: f(`UPDATE %s.sqs_queues SET shards = ?, attributes = ?, tags = ?, created_ns = ?, modified_ns = ?, purged_ns = ? ` +
 			`WHERE account = ? AND slot = ? AND name = ? IF id = ?`),

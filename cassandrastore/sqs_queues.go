@@ -38,7 +38,7 @@ func (qs *queueStore) CreateQueue(ctx context.Context, q *sqs.Queue) (*sqs.Queue
 	if err != nil {
 		return nil, herald.Errorf(herald.EInvalid, "queue %s: attributes: %v", q.Name, err)
 	}
-	return qs.records.create(ctx, c, op, q, q.Shards, attrs, q.Tags, unixNs(q.CreatedAt), unixNs(q.ModifiedAt), unixNs(q.PurgedAt))
+	return qs.records.create(ctx, c, op, q, q.Shards, attrs, q.Tags, unixNs(q.CreatedAt), unixNs(q.ModifiedAt), unixNs(q.PurgedAt), q.Home)
 }
 
 // GetQueue reads the record of account/name.
@@ -87,13 +87,15 @@ func scanQueue(iter *gocql.Iter, account string) (q *sqs.Queue, ok bool, err err
 		attrs                         []byte
 		tags                          map[string]string
 		createdNs, modifiedNs, purged int64
+		home                          string
 	)
-	if !iter.Scan(&id, &name, &shards, &attrs, &tags, &createdNs, &modifiedNs, &purged) {
+	if !iter.Scan(&id, &name, &shards, &attrs, &tags, &createdNs, &modifiedNs, &purged, &home) {
 		return nil, false, nil
 	}
 	q = &sqs.Queue{
 		ID: uuid.UUID(id), Account: account, Name: name, Tags: tags, Shards: shards,
 		CreatedAt: nsTime(createdNs), ModifiedAt: nsTime(modifiedNs), PurgedAt: nsTime(purged),
+		Home: home,
 	}
 	if err := json.Unmarshal(attrs, &q.Attributes); err != nil {
 		return nil, false, fmt.Errorf("queue %s: attributes: %w", name, err)

@@ -65,6 +65,7 @@ var sqsTableDefs = []struct{ name, cql string }{
 		created_ns bigint,
 		modified_ns bigint,
 		purged_ns bigint,
+		home_dc text,
 		PRIMARY KEY ((account, slot), name)
 	) WITH CLUSTERING ORDER BY (name ASC) AND ` + leveled},
 

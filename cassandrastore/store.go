@@ -53,14 +53,20 @@ type Store struct {
 	// heartbeat measures the replication lag from the other data
 	// centers (LocalDC set).
 	heartbeat heartbeat
+	// fences are the fenced data centers as last read (fences.go).
+	fences fenceState
 }
 
 // conn is an established session and the layout of the keyspace.
 type conn struct {
-	s     *gocql.Session
-	w     gocql.Consistency // of writes (Options.WriteConsistency)
-	l     layout
-	epoch string
+	s *gocql.Session
+	w gocql.Consistency // of writes (Options.WriteConsistency)
+	// peerFenced is the Store's fence flag (fences.go): while another
+	// data center is fenced, writes and lightweight transactions stop
+	// waiting for it.
+	peerFenced *atomic.Bool
+	l          layout
+	epoch      string
 }
 
 const stripeCount = 1024
@@ -168,7 +174,7 @@ func (st *Store) connectLoop(ctx context.Context) {
 				epoch, err = ensureEpoch(schemaCtx, sess, st.opts.Keyspace)
 			}
 			cancel()
-			if err == nil && st.publish(&conn{s: sess, w: st.opts.writeConsistency(), l: l, epoch: epoch}) {
+			if err == nil && st.publish(&conn{s: sess, w: st.opts.writeConsistency(), peerFenced: &st.fences.peerFenced, l: l, epoch: epoch}) {
 				connected = true
 				log.Info("cassandra: connected", "attempts", attempt)
 				if st.opts.LocalDC != "" {

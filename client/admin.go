@@ -24,6 +24,7 @@ type (
 	PeekedMessage  = api.PeekedMessage
 	PeekResponse   = api.Peek
 	ReindexResult  = api.Reindex
+	DataCenters    = api.DataCenters
 )
 
 // Queues lists the caller's queues with their message counts.
@@ -59,5 +60,29 @@ func (c *Client) Peek(ctx context.Context, queue string, limit int) (PeekRespons
 func (c *Client) Reindex(ctx context.Context) (ReindexResult, error) {
 	var resp ReindexResult
 	_, err := c.do(ctx, http.MethodPost, "/v1/admin/sqs/reindex", nil, nil, &resp)
+	return resp, err
+}
+
+// DataCenters shows the server's data center and the fenced ones.
+func (c *Client) DataCenters(ctx context.Context) (DataCenters, error) {
+	var resp DataCenters
+	_, err := c.do(ctx, http.MethodGet, "/v1/admin/dc", nil, nil, &resp)
+	return resp, err
+}
+
+// FenceDC takes data center dc out of service after its loss: the
+// server's data center serves its queues from now on. Only the operator
+// account may, and only once dc is really down (docs/operations.md).
+func (c *Client) FenceDC(ctx context.Context, dc string) (DataCenters, error) {
+	var resp DataCenters
+	_, err := c.do(ctx, http.MethodPost, "/v1/admin/dc/fence", nil, api.DataCenter{DC: dc}, &resp)
+	return resp, err
+}
+
+// UnfenceDC gives fenced data center dc its queues back; it returns once
+// every node has switched (some seconds). Only the operator account may.
+func (c *Client) UnfenceDC(ctx context.Context, dc string) (DataCenters, error) {
+	var resp DataCenters
+	_, err := c.do(ctx, http.MethodPost, "/v1/admin/dc/unfence", nil, api.DataCenter{DC: dc}, &resp)
 	return resp, err
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"io"
 	"net/http/httptest"
 	"testing"
 )
@@ -22,6 +23,10 @@ func adminServer(t *testing.T) (*httptest.Server, *[]string) {
 			w.Write([]byte(`{"topics": [{"arn": "arn:t", "name": "t", "attributes": {}, "subscriptions": [{"SubscriptionARN": "PendingConfirmation", "Protocol": "http", "Endpoint": "http://e"}]}], "truncated": false}`))
 		case "/v1/admin/sqs/reindex":
 			w.Write([]byte(`{"epoch": 1800000000000}`))
+		case "/v1/admin/dc", "/v1/admin/dc/fence", "/v1/admin/dc/unfence":
+			body, _ := io.ReadAll(r.Body)
+			seen = append(seen, "body "+string(body))
+			w.Write([]byte(`{"local": "dc2", "legacy_home": "dc1", "fenced": {"dc1": "dc2"}}`))
 		case "/v1/admin/queues/a b/peek":
 			w.Write([]byte(`{"messages": [{"message_id": "m", "body": "/wA=", "body_encoding": "base64", "sent": "2026-01-02T03:04:05Z", "receive_count": 4, "visible_at": "2026-01-02T03:04:05Z", "group": "g"}]}`))
 		default:
@@ -52,6 +57,15 @@ func TestAdminCalls(t *testing.T) {
 	if r, err := c.Reindex(ctx); err != nil || r.Epoch != 1800000000000 {
 		t.Fatalf("Reindex = %+v, %v", r, err)
 	}
+	for _, call := range []func() (DataCenters, error){
+		func() (DataCenters, error) { return c.DataCenters(ctx) },
+		func() (DataCenters, error) { return c.FenceDC(ctx, "dc1") },
+		func() (DataCenters, error) { return c.UnfenceDC(ctx, "dc1") },
+	} {
+		if d, err := call(); err != nil || d.Local != "dc2" || d.LegacyHome != "dc1" || d.Fenced["dc1"] != "dc2" {
+			t.Fatalf("data centers = %+v, %v", d, err)
+		}
+	}
 	p, err := c.Peek(ctx, "a b", 5)
 	if err != nil || len(p.Messages) != 1 {
 		t.Fatalf("Peek = %+v, %v", p, err)
@@ -72,6 +86,9 @@ func TestAdminCalls(t *testing.T) {
 		"GET /v1/admin/queues Bearer tok",
 		"GET /v1/admin/topics Bearer tok",
 		"POST /v1/admin/sqs/reindex Bearer tok",
+		"GET /v1/admin/dc Bearer tok", "body ",
+		"POST /v1/admin/dc/fence Bearer tok", `body {"dc":"dc1"}`,
+		"POST /v1/admin/dc/unfence Bearer tok", `body {"dc":"dc1"}`,
 		"GET /v1/admin/queues/a%20b/peek?limit=5 Bearer tok",
 		"GET /v1/admin/queues/a%20b/peek Bearer tok",
 		"GET /v1/admin/queues/missing/peek Bearer tok",

@@ -93,3 +93,24 @@ func TestSQSReindexEmbedded(t *testing.T) {
 		t.Fatalf("reindex on the embedded engine: %d, want 400", code)
 	}
 }
+
+// TestDCAdminEmbedded: the data center commands need several data
+// centers; the embedded engine says so, and a malformed body is refused
+// before anything is looked at.
+func TestDCAdminEmbedded(t *testing.T) {
+	s := startServer(t, "")
+	for _, tc := range []struct {
+		method, path, body string
+	}{
+		{"GET", "/v1/admin/dc", ""},
+		{"POST", "/v1/admin/dc/fence", `{"dc":"dc1"}`},
+		{"POST", "/v1/admin/dc/unfence", `{"dc":"dc1"}`},
+		{"POST", "/v1/admin/dc/fence", `{"datacenter":"dc1"}`},
+		{"POST", "/v1/admin/dc/fence", `{"dc":1}`},
+	} {
+		var out map[string]any
+		if code := call(t, s, tc.method, tc.path, []byte(tc.body), &out); code != 400 {
+			t.Errorf("%s %s %s: %d %v, want 400", tc.method, tc.path, tc.body, code, out)
+		}
+	}
+}

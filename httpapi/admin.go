@@ -52,6 +52,11 @@ type QueueAdmin interface {
 	// Reindex bumps the index epoch of the node's data center (for the
 	// operator account's callers only; the service decides).
 	Reindex(ctx context.Context, c sqs.Caller) (uint64, error)
+	// DCStatus, FenceDC and UnfenceDC show and move the data centers'
+	// queues (sqs/dc.go; the operator account's callers only).
+	DCStatus(ctx context.Context, c sqs.Caller) (sqs.DCStatus, error)
+	FenceDC(ctx context.Context, c sqs.Caller, dc string) (sqs.DCStatus, error)
+	UnfenceDC(ctx context.Context, c sqs.Caller, dc string) (sqs.DCStatus, error)
 }
 
 // TopicAdmin is what the admin API needs of the topic service: its API and
@@ -78,6 +83,9 @@ func (s *Server) SetAdmin(queues QueueAdmin, topics TopicAdmin, node NodeInfo) {
 	s.route("/v1/admin/queues/{name}/peek", methods{http.MethodGet: s.adminPeek(a)})
 	s.route("/v1/admin/queues/{name}/redrive", methods{http.MethodPost: s.adminRedrive(a)})
 	s.route("/v1/admin/sqs/reindex", methods{http.MethodPost: s.adminReindex(a)})
+	s.route("/v1/admin/dc", methods{http.MethodGet: s.adminDC(a, nil)})
+	s.route("/v1/admin/dc/fence", methods{http.MethodPost: s.adminDC(a, a.queues.FenceDC)})
+	s.route("/v1/admin/dc/unfence", methods{http.MethodPost: s.adminDC(a, a.queues.UnfenceDC)})
 	s.route("/v1/admin/topics/publish", methods{http.MethodPost: s.adminPublish(a)})
 	s.route("/v1/admin/topics", methods{http.MethodGet: s.adminTopics(a)})
 }

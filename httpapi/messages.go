@@ -131,6 +131,8 @@ func jsonFields(v any) map[string]any {
 			"metadata": &v.Metadata, "body": &v.Body, "ttl": &v.TTL}
 	case *api.BatchRequest:
 		return map[string]any{"messages": &v.Messages}
+	case *api.DataCenter:
+		return map[string]any{"dc": &v.DC}
 	}
 	panic(fmt.Sprintf("httpapi: no JSON fields for %T", v))
 }

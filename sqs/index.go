@@ -70,7 +70,11 @@ var ErrStaleEpoch = errors.New("sqs: index epoch of this node is older than the 
 type IndexQueue struct {
 	ID   uuid.UUID
 	FIFO bool
-	// Epoch is the index epoch of the caller's data center (IndexEpochs;
+	// DC is the data center whose Index serves the queue (dc.go): "" in
+	// one data center, AllDCs for a Drop in every one. Only an Index over
+	// several data centers (NewDCIndex) reads it.
+	DC string
+	// Epoch is the index epoch of the data center DC names (IndexEpochs;
 	// 0 where there is none). The operations that check the built marker
 	// compare it with the epoch the state was built under: equal, the
 	// state is used; older state, it is dropped and ErrNotBuilt returned,

@@ -142,7 +142,7 @@ func (s *Service) ReconcileOnce(ctx context.Context) int {
 		if errors.Is(err, ErrStaleEpoch) {
 			// Built under a newer epoch by another node, which reconciles
 			// it; this node reads the epoch again.
-			_, _ = s.epochs.refresh(ctx)
+			_, _ = s.epochsOf(s.servingDC(ctx, c.q)).refresh(ctx)
 			err = ErrNotBuilt
 		}
 		if err != nil && ctx.Err() == nil && !errors.Is(err, ErrNotBuilt) {

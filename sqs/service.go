@@ -80,8 +80,11 @@ type Config struct {
 	IndexEpochRefresh time.Duration
 
 	// OperatorAccount is the account whose callers may act on the whole
-	// deployment (Reindex); "" lets no caller.
+	// deployment (Reindex, FenceDC); "" lets no caller.
 	OperatorAccount string
+
+	// DC places queues in data centers (dc.go); zero: one data center.
+	DC DCConfig
 }
 
 func (c Config) withDefaults() Config {
@@ -133,6 +136,7 @@ func (c Config) withDefaults() Config {
 	if c.IndexEpochRefresh <= 0 {
 		c.IndexEpochRefresh = DefaultIndexEpochRefresh
 	}
+	c.DC = c.DC.withDefaults()
 	return c
 }
 
@@ -161,6 +165,10 @@ type Service struct {
 	unindexed unindexedQueues
 	activity  queueActivities
 	epochs    *epochCache
+	fences    *fenceCache // nil in one data center
+
+	dcEpochsMu sync.Mutex
+	dcEpochs   map[string]*epochCache // other data centers' (epochsOf)
 
 	// bg is cancelled by Close; background work (move tasks, long polls)
 	// ends with it.
@@ -177,7 +185,7 @@ var _ API = (*Service)(nil)
 func NewService(store Store, index Index, notifier Notifier, cfg Config) *Service {
 	cfg = cfg.withDefaults()
 	bg, stop := context.WithCancel(context.Background())
-	return &Service{
+	s := &Service{
 		store:    regionalStore{store},
 		index:    index,
 		notifier: notifier,
@@ -186,9 +194,14 @@ func NewService(store Store, index Index, notifier Notifier, cfg Config) *Servic
 		queues:   newQueueCache(cfg.QueueCacheSize, cfg.QueueCacheTTL),
 		tasks:    newMoveTasks(),
 		epochs:   newEpochCache(cfg.IndexEpochs, cfg.IndexEpochRefresh, cfg.Clock),
+		dcEpochs: map[string]*epochCache{},
 		bg:       bg,
 		stop:     stop,
 	}
+	if cfg.DC.Local != "" && cfg.DC.Fences != nil {
+		s.fences = &fenceCache{src: cfg.DC.Fences, every: cfg.DC.Refresh, now: cfg.Clock}
+	}
+	return s
 }
 
 // Run does the Service's background work until ctx ends or Close is
@@ -229,10 +242,12 @@ func (s *Service) queueARN(q *Queue) string {
 	return QueueARN(s.regionName(q.Region), q.Account, q.Name)
 }
 
-// indexQueue names q to the Index, under the data center's index epoch as
-// this node last read it.
+// indexQueue names q to the Index: the data center whose Index serves it
+// (dc.go), under that data center's index epoch as this node last read
+// it.
 func (s *Service) indexQueue(ctx context.Context, q *Queue) IndexQueue {
-	return IndexQueue{ID: q.ID, FIFO: q.Attributes.FifoQueue, Epoch: s.epochs.get(ctx)}
+	dc := s.servingDC(ctx, q)
+	return IndexQueue{ID: q.ID, FIFO: q.Attributes.FifoQueue, DC: dc, Epoch: s.epochsOf(dc).get(ctx)}
 }
 
 // isUnavailable reports whether err says a backing service cannot be

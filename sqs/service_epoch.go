@@ -100,12 +100,12 @@ func (s *Service) IndexEpoch() uint64 { return s.epochs.value.Load() }
 // staleEpoch handles an ErrStaleEpoch of the Index: the first time (per
 // call, retried says) it reads the epoch again so that the caller retries
 // once; a second time, or a failed read, is an error.
-func (s *Service) staleEpoch(ctx context.Context, retried *bool) error {
+func (s *Service) staleEpoch(ctx context.Context, q *Queue, retried *bool) error {
 	if *retried {
 		return ErrServiceUnavailable(errEpochBehind)
 	}
 	*retried = true
-	_, err := s.epochs.refresh(ctx)
+	_, err := s.epochsOf(s.servingDC(ctx, q)).refresh(ctx)
 	return err
 }
 

@@ -16,6 +16,8 @@ type fakeEpochs struct {
 	mu    sync.Mutex
 	epoch uint64
 	reads int
+	// beforeBump, when set, runs before a bump with the epoch it raises.
+	beforeBump func(epoch uint64)
 }
 
 func (f *fakeEpochs) IndexEpoch(context.Context) (uint64, error) {
@@ -27,6 +29,12 @@ func (f *fakeEpochs) IndexEpoch(context.Context) (uint64, error) {
 
 func (f *fakeEpochs) BumpIndexEpoch(context.Context) (uint64, error) {
 	f.mu.Lock()
+	if f.beforeBump != nil {
+		e := f.epoch
+		f.mu.Unlock()
+		f.beforeBump(e)
+		f.mu.Lock()
+	}
 	defer f.mu.Unlock()
 	f.epoch++
 	return f.epoch, nil

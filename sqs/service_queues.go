@@ -55,6 +55,7 @@ func (s *Service) CreateQueue(ctx context.Context, c Caller, in CreateQueueInput
 		Shards:     shards,
 		CreatedAt:  now,
 		ModifiedAt: now,
+		Home:       s.cfg.DC.Local,
 	}
 	url := QueueURL(c.Scheme, c.Host, c.Account, in.QueueName)
 	existing, err := s.store.CreateQueue(ctx, q)

@@ -84,7 +84,10 @@ func (s *Service) receiveOnce(ctx context.Context, q *Queue, maxN int, vis time.
 		res, err = s.indexReceive(ctx, q, ReceiveRequest{Now: now, Max: maxN, Until: until})
 	}
 	if err != nil {
-		if isUnavailable(err) {
+		if isUnavailable(err) && s.servedHere(ctx, q) {
+			// Only the data center whose Index serves the queue may serve
+			// it from the Store: elsewhere, while its Index is out of
+			// reach, it still serves the queue itself.
 			s.stats.DegradedReceives.Add(1)
 			return s.receiveDegraded(ctx, q, maxN, now, until)
 		}
@@ -139,6 +142,13 @@ func (s *Service) loadClaims(ctx context.Context, q *Queue, claims []Claim, now,
 	for _, c := range claims {
 		m, ok := byID[c.ID]
 		if !ok {
+			if s.replicating(c.ID, now) {
+				// Sent lately in another data center, it may not have
+				// reached this one's replicas yet: handed back, not
+				// forgotten.
+				_ = s.index.SetVisibleAt(ctx, s.indexQueue(ctx, q), c.ID, c.ReceiveCount, now, now.Add(time.Second))
+				continue
+			}
 			gone = append(gone, c.ID)
 			continue
 		}
@@ -150,6 +160,17 @@ func (s *Service) loadClaims(ctx context.Context, q *Queue, claims []Claim, now,
 		_ = s.index.Remove(ctx, s.indexQueue(ctx, q), gone)
 	}
 	return msgs, nil
+}
+
+// replicating reports whether a message the Store does not have may still
+// be replicating from another data center: with several data centers, one
+// sent less than DCConfig.ReplicationGrace ago.
+func (s *Service) replicating(id uuid.UUID, now time.Time) bool {
+	if !s.multiDC() || id.Version() != 1 {
+		return false
+	}
+	sec, nsec := id.Time().UnixTime()
+	return now.Sub(time.Unix(sec, nsec)) < s.cfg.DC.ReplicationGrace
 }
 
 // deliver finishes a receive of msgs (states already updated): messages
@@ -188,7 +209,7 @@ func (s *Service) withBuiltIndex(ctx context.Context, q *Queue, op func() error)
 	for {
 		err := op()
 		if errors.Is(err, ErrStaleEpoch) {
-			if err := s.staleEpoch(ctx, &retried); err != nil {
+			if err := s.staleEpoch(ctx, q, &retried); err != nil {
 				return err
 			}
 			continue
@@ -201,7 +222,7 @@ func (s *Service) withBuiltIndex(ctx context.Context, q *Queue, op func() error)
 		}
 		err = s.rebuildDetached(ctx, q)
 		if errors.Is(err, ErrStaleEpoch) {
-			err = s.staleEpoch(ctx, &retried)
+			err = s.staleEpoch(ctx, q, &retried)
 		}
 		if err != nil && !errors.Is(err, ErrLeaseLost) {
 			return err

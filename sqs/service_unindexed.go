@@ -63,8 +63,14 @@ func (s *Service) drainUnindexed(ctx context.Context) {
 		for i, id := range ids {
 			mark, marked := s.unindexed.Load(id)
 			// Drop needs only the ID: the FIFO flag does not change how a
-			// queue's state is forgotten.
-			if err := s.index.Drop(ctx, IndexQueue{ID: id}); err != nil {
+			// queue's state is forgotten. With several data centers the
+			// mark does not say whose Index missed the write: every one
+			// drops the queue.
+			iq := IndexQueue{ID: id}
+			if s.multiDC() {
+				iq.DC = AllDCs
+			}
+			if err := s.index.Drop(ctx, iq); err != nil {
 				s.remark(ctx, ids[i:])
 				return
 			}

@@ -15,6 +15,8 @@ type Stats struct {
 	RebuildNanos      atomic.Int64 // time spent rebuilding, in all
 	DegradedReceives  atomic.Int64 // receives served from the Store (Index unavailable)
 	Unindexed         atomic.Int64 // sends whose Index write failed
+	Fences            atomic.Int64 // data centers fenced through this node (FenceDC)
+	Unfences          atomic.Int64 // data centers unfenced through this node (UnfenceDC)
 
 	ReconciledStoreOnly atomic.Int64 // stored messages the reconciler found missing from the Index and added
 	ReconciledIndexOnly atomic.Int64 // Index entries whose message was gone from the Store, removed on receive

@@ -24,6 +24,10 @@ type Queue struct {
 	CreatedAt  time.Time
 	ModifiedAt time.Time
 	PurgedAt   time.Time // last PurgeQueue; zero if never
+	// Home is the data center that created the queue, whose Index serves
+	// it (dc.go); "" in one data center. Engines of one data center
+	// (the embedded one) need not keep it.
+	Home string
 }
 
 // MaxShards bounds Queue.Shards.

@@ -4,7 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
+	"strings"
 
+	"github.com/heraldmq/herald/client"
 	"github.com/heraldmq/herald/sqs"
 )
 
@@ -81,5 +85,44 @@ func runSQSReindex(ctx context.Context, args []string, stdout, stderr io.Writer)
 	return cf.show(stdout, resp, func(w io.Writer) error {
 		_, err := fmt.Fprintf(w, "index epoch of %s's data center is now %d: its nodes rebuild each queue's Redis state from the store on next use (within %s)\n", cf.server, resp.Epoch, sqs.DefaultIndexEpochRefresh)
 		return err
+	})
+}
+
+// runDC is 'herald dc status|fence DC|unfence DC' (GET /v1/admin/dc, POST
+// /v1/admin/dc/fence and /unfence): the operator's take-over of a lost
+// data center's queues and their return (docs/operations.md).
+func runDC(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, cf := newClientFlagSet("dc", "dc status|fence DC|unfence DC --server URL [flags]   show the data centers; fence a lost one (the server's data center serves its queues), unfence it once it is back and repaired", stderr, false)
+	cf.registerOutput(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	var (
+		resp client.DataCenters
+		err  error
+	)
+	switch verb := fs.Arg(0); {
+	case verb == "status" && fs.NArg() == 1:
+		resp, err = cf.client().DataCenters(ctx)
+	case verb == "fence" && fs.NArg() == 2:
+		resp, err = cf.client().FenceDC(ctx, fs.Arg(1))
+	case verb == "unfence" && fs.NArg() == 2:
+		resp, err = cf.client().UnfenceDC(ctx, fs.Arg(1))
+	default:
+		return usageErrorf(fs, "want status, fence DC or unfence DC, got %q", strings.Join(fs.Args(), " "))
+	}
+	if err != nil {
+		return err
+	}
+	return cf.show(stdout, resp, func(w io.Writer) error {
+		fmt.Fprintf(w, "this data center: %s (queues without a home: %s)\n", resp.Local, resp.LegacyHome)
+		if len(resp.Fenced) == 0 {
+			_, err := fmt.Fprintln(w, "no data center is fenced")
+			return err
+		}
+		for _, dc := range slices.Sorted(maps.Keys(resp.Fenced)) {
+			fmt.Fprintf(w, "%s is fenced: its queues are served by %s\n", dc, resp.Fenced[dc])
+		}
+		return nil
 	})
 }

@@ -33,6 +33,11 @@ type awsConfig struct {
 	redisPassword string
 	redisDB       int
 	redisPrefix   string
+
+	// dcPeerRedis and dcLegacyHome place queues in data centers
+	// (dcflags.go).
+	dcPeerRedis  string
+	dcLegacyHome string
 }
 
 func (c *awsConfig) register(fs *flag.FlagSet) {
@@ -51,6 +56,8 @@ func (c *awsConfig) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.redisPassword, "redis-password", "", "Redis password (prefer the environment variable)")
 	fs.IntVar(&c.redisDB, "redis-db", 0, "Redis database number")
 	fs.StringVar(&c.redisPrefix, "redis-key-prefix", "herald:sqs:", "prefix of every Redis key Herald writes")
+	fs.StringVar(&c.dcPeerRedis, "dc-peer-redis", "", "with --cassandra-local-dc: the Redis of every other data center, DC=host:port[,host:port] separated by ';' (each queue is served by the Redis of the data center that created it, from every data center; docs/deploy.md)")
+	fs.StringVar(&c.dcLegacyHome, "dc-legacy-home", "", "with --dc-peer-redis: the data center serving queues created before queues had a home; the same on every node; default: the first data center by name")
 }
 
 // servedRegions reads --aws-regions: the regions the AWS edge serves

@@ -29,8 +29,13 @@ type engine struct {
 	// indexEpochs is the data center's index epoch (Cassandra); nil on
 	// the embedded engine, whose Index is in the process.
 	indexEpochs sqs.IndexEpochs
-	topics      sns.Store
-	rollups     rollup.Store
+	// dc places queues in data centers (--dc-peer-redis); zero in one.
+	dc sqs.DCConfig
+	// dcNames are the data centers this node knows (--cassandra-local-dc
+	// and --dc-peer-redis), sorted; none in one data center.
+	dcNames []string
+	topics  sns.Store
+	rollups rollup.Store
 
 	ready     func(context.Context) error                 // nil: ready once open
 	diskUsage func(context.Context) (uint64, error)       // nil: unknown (Cassandra)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/heraldmq/herald/cassandrastore"
 	"github.com/heraldmq/herald/redisindex"
+	"github.com/heraldmq/herald/sqs"
 )
 
 // openCassandra opens the Cassandra engine: the data in Cassandra, the SQS
@@ -37,26 +40,62 @@ func openCassandra(ctx context.Context, c storeConfig, aws awsConfig, log *slog.
 	if err != nil {
 		return nil, fmt.Errorf("cassandra store: %w", err)
 	}
+	peers, err := dcPeers(aws.dcPeerRedis, c.cassandraLocalDC)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
 	// Short deadlines on every call: a Redis that stops answering sends
 	// Herald to its degraded mode quickly instead of stalling requests.
-	// Several addresses are the nodes of a Redis Cluster.
-	ro := redisindex.ClientOptions(strings.Split(aws.redisAddr, ",")...)
-	ro.Password, ro.DB = aws.redisPassword, aws.redisDB
-	client := redis.NewUniversalClient(ro)
-	// One circuit breaker for the Index and the Notifier: after a few
-	// failures, calls to Redis fail at once instead of each waiting for
-	// its timeout, until a probe finds Redis back.
+	// Several addresses are the nodes of a Redis Cluster. One circuit
+	// breaker per Redis, for its Index and Notifier: after a few failures,
+	// calls to it fail at once instead of each waiting for its timeout,
+	// until a probe finds it back.
+	openRedis := func(addrs []string, breaker *redisindex.Breaker) (redis.UniversalClient, sqs.Index, *redisindex.Notifier) {
+		ro := redisindex.ClientOptions(addrs...)
+		ro.Password, ro.DB = aws.redisPassword, aws.redisDB
+		client := redis.NewUniversalClient(ro)
+		opts := redisindex.Options{Prefix: aws.redisPrefix, Breaker: breaker}
+		return client, redisindex.New(client, opts), redisindex.NewNotifier(client, opts)
+	}
 	breaker := redisindex.NewBreaker(redisindex.BreakerOptions{Logger: log})
-	opts := redisindex.Options{Prefix: aws.redisPrefix, Breaker: breaker}
-	notifier := redisindex.NewNotifier(client, opts)
+	client, index, localNotifier := openRedis(strings.Split(aws.redisAddr, ","), breaker)
+	var notifier sqs.Notifier = localNotifier
+	closers := []func(){func() { localNotifier.Close(); client.Close() }}
+	var dc sqs.DCConfig
+	if len(peers) > 0 {
+		// Several data centers: each queue is served by the Redis of its
+		// home data center, from every data center (sqs/dc.go).
+		byDC := map[string]sqs.Index{c.cassandraLocalDC: index}
+		var peerNotifiers []sqs.Notifier
+		for name, addrs := range peers {
+			pc, pi, pn := openRedis(addrs, redisindex.NewBreaker(redisindex.BreakerOptions{Logger: log.With("dc", name)}))
+			byDC[name] = pi
+			peerNotifiers = append(peerNotifiers, pn)
+			closers = append(closers, func() { pn.Close(); pc.Close() })
+		}
+		index = sqs.NewDCIndex(c.cassandraLocalDC, byDC)
+		dcn := sqs.NewDCNotifier(localNotifier, peerNotifiers)
+		notifier = dcn
+		closers = append([]func(){dcn.Close}, closers...)
+		dc = sqs.DCConfig{Local: c.cassandraLocalDC, LegacyHome: legacyHome(aws.dcLegacyHome, c.cassandraLocalDC, peers),
+			Fences: st.Fences(), Epochs: st.IndexEpochsOf}
+	}
+	var dcNames []string
+	if c.cassandraLocalDC != "" {
+		dcNames = append(slices.Sorted(maps.Keys(peers)), c.cassandraLocalDC)
+		slices.Sort(dcNames)
+	}
 	return &engine{
-		name:   "cassandra",
-		cache:  st,
-		queues: st.Queues(),
-		index:  redisindex.New(client, opts),
+		name:    "cassandra",
+		dcNames: dcNames,
+		cache:   st,
+		queues:  st.Queues(),
+		index:   index,
 		// The epoch every built marker in this data center's Redis must
 		// carry: 'herald sqs-reindex' bumps it.
 		indexEpochs: st.IndexEpochs(),
+		dc:          dc,
 		notifier:    notifier,
 		topics:      st.Topics(),
 		rollups:     st.Rollups(),
@@ -64,8 +103,9 @@ func openCassandra(ctx context.Context, c storeConfig, aws awsConfig, log *slog.
 		breaker:     breaker,
 		collectors:  []prometheus.Collector{st.Collector()},
 		close: func() {
-			notifier.Close()
-			client.Close()
+			for _, f := range closers {
+				f()
+			}
 			st.Close()
 		},
 	}, nil

@@ -38,6 +38,7 @@ func commands() []command {
 		{"topics", "list the account's SNS topics with their subscriptions", runTopics},
 		{"peek", "show a queue's oldest messages without receiving them", runPeek},
 		{"sqs-reindex", "rebuild every queue's Redis state of the server's data center from Cassandra (after a switch-back)", runSQSReindex},
+		{"dc", "show the data centers, or fence a lost one and unfence it when back (dc status|fence DC|unfence DC)", runDC},
 		{"rollup", "define rollups, send them events and query their counters (rollup put|get|list|delete|send|series|totals|top)", runRollup},
 		{"bench", "load a running server and report throughput and latency (bench cache)", runBench},
 		{"backup", "copy the embedded store into a new directory, also while Herald runs (docs/operations.md)", runBackup},

@@ -37,7 +37,7 @@ func openQueues(e *engine, cfg awsConfig, log *slog.Logger) (*queueService, erro
 	// The default account (--aws-account) is the operator's: its callers
 	// may bump the index epoch (POST /v1/admin/sqs/reindex).
 	sqsCfg := sqs.Config{Limits: cfg.limits.Limits, Region: cfg.region, ReceiptHandleSecret: secret, Logger: log,
-		IndexEpochs: e.indexEpochs, OperatorAccount: cfg.account}
+		IndexEpochs: e.indexEpochs, OperatorAccount: cfg.account, DC: e.dc}
 	svc := sqs.NewService(e.queues, e.index, e.notifier, sqsCfg)
 	return &queueService{svc: svc, closer: func() { svc.Close() }}, nil
 }
@@ -61,7 +61,7 @@ func (q *queueService) run(ctx context.Context) { q.svc.Run(ctx) }
 
 // registerQueueMetrics exposes the queue service's rebuilds, degraded
 // receives and, on Cassandra, the Redis circuit breaker.
-func registerQueueMetrics(reg prometheus.Registerer, q *queueService, b *redisindex.Breaker) {
+func registerQueueMetrics(reg prometheus.Registerer, q *queueService, b *redisindex.Breaker, dcNames []string) {
 	st := q.svc.Stats()
 	counter := func(name, help string, labels prometheus.Labels, f func() float64) prometheus.Collector {
 		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help, ConstLabels: labels}, f)
@@ -83,6 +83,9 @@ func registerQueueMetrics(reg prometheus.Registerer, q *queueService, b *redisin
 		metrics.Counter(reconciled, reconciledHelp, prometheus.Labels{"kind": "index_only"}, &st.ReconciledIndexOnly),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "herald_sqs_reconcile_pending_queues", Help: "Queues waiting for (or in) a reconciliation pass on this node."},
 			func() float64 { return float64(q.svc.ReconcilePending()) }),
+		metrics.DCFenced(dcNames, q.svc.FencedDCs),
+		metrics.Counter("herald_dc_takeovers_total", "Data centers fenced through this node (herald dc fence): their queues taken over by this node's data center.", nil, &st.Fences),
+		metrics.Counter("herald_dc_unfences_total", "Data centers unfenced through this node (herald dc unfence): their queues given back.", nil, &st.Unfences),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "herald_sqs_index_epoch", Help: "The index epoch of this node's data center as the node last read it: its queues' Redis state must carry it (herald sqs-reindex bumps it). 0 on the embedded engine."},
 			func() float64 { return float64(q.svc.IndexEpoch()) }),
 	)

@@ -169,7 +169,7 @@ func serve(ctx context.Context, cfg serveConfig, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	registerQueueMetrics(m.Registry, queues, eng.breaker)
+	registerQueueMetrics(m.Registry, queues, eng.breaker, eng.dcNames)
 	registerOpsMetrics(m.Registry, eng, queues, cfg.ops.metricsQueueLimit)
 	handler.AddComponents(eng.components)
 	handler.AddComponents(events.components)
