@@ -8,5 +8,6 @@
 // script put.lua loads a separately running `herald serve` the same way.
 // Two commands live below it: tcpfloor, the plain-TCP floor under a
 // WebSocket fan-out, and peers, which runs Herald side by side with its
-// peers (fauxqs, ElasticMQ, moto, Centrifugo; its README.md).
+// peers (fauxqs, ElasticMQ, moto, Centrifugo; its README.md); dcs/sqs-mix.sh
+// runs the SQS mix through both data centers of the two-DC rig.
 package bench

@@ -168,6 +168,18 @@ func (d *sqsDrill) run(dur time.Duration, producers, consumers map[string]*sqs.C
 	wg.Wait()
 }
 
+// start runs a producer and a consumer in each data center of cs until
+// the returned stop is called (it returns once they have ended).
+func (d *sqsDrill) start(cs map[string]*sqs.Client) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for dc, c := range cs {
+		d.produce(ctx, &wg, dc, c)
+		d.consume(ctx, &wg, dc, c)
+	}
+	return func() { cancel(); wg.Wait() }
+}
+
 // startActive starts a node of dc that reaches the other data center's
 // Redis: queues are served from both (--dc-peer-redis).
 func (r *twoDCs) startActive(t *testing.T, dc dataCenter, secret string) *server {
@@ -177,6 +189,25 @@ func (r *twoDCs) startActive(t *testing.T, dc dataCenter, secret string) *server
 		peer = r.dc1
 	}
 	return r.start(t, dc, "--sqs-receipt-secret", secret, "--dc-peer-redis", peer.name+"="+peer.redis)
+}
+
+// activePair is a node in each data center of the rig, both active
+// (startActive), with their SQS clients.
+type activePair struct {
+	r      *twoDCs
+	secret string // the receipt handle secret the nodes share
+	n1, n2 *server
+	c1, c2 *sqs.Client
+	both   map[string]*sqs.Client // by data center
+}
+
+func startActivePair(t *testing.T) *activePair {
+	t.Helper()
+	p := &activePair{r: requireTwoDCs(t), secret: uuid.NewString()}
+	p.n1, p.n2 = p.r.startActive(t, p.r.dc1, p.secret), p.r.startActive(t, p.r.dc2, p.secret)
+	p.c1, p.c2 = sqsClient(p.n1), sqsClient(p.n2)
+	p.both = map[string]*sqs.Client{"dc1": p.c1, "dc2": p.c2}
+	return p
 }
 
 // TestTwoDCsSQSActiveActive drives one queue from both data centers of the
@@ -191,12 +222,9 @@ func (r *twoDCs) startActive(t *testing.T, dc dataCenter, secret string) *server
 //     fence and not yet received come out of dc1's rebuilt Index, and
 //     both DCs serve the queue again.
 func TestTwoDCsSQSActiveActive(t *testing.T) {
-	r := requireTwoDCs(t)
-	secret := uuid.NewString()
-	n1, n2 := r.startActive(t, r.dc1, secret), r.startActive(t, r.dc2, secret)
-	c1, c2 := sqsClient(n1), sqsClient(n2)
+	p := startActivePair(t)
+	r, secret, n2, c1, c2, both := p.r, p.secret, p.n2, p.c1, p.c2, p.both
 	url := newQueue(t, c1, "", map[string]string{"VisibilityTimeout": "5"})
-	both := map[string]*sqs.Client{"dc1": c1, "dc2": c2}
 
 	// 1. Steady state.
 	steady := newSQSDrill(url)
@@ -214,12 +242,7 @@ func TestTwoDCsSQSActiveActive(t *testing.T) {
 
 	// 2. Kill the queue's home under load, fence it from dc2.
 	failover := newSQSDrill(url)
-	ctx, stop := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	for dc, c := range both {
-		failover.produce(ctx, &wg, dc, c)
-		failover.consume(ctx, &wg, dc, c)
-	}
+	stop := failover.start(both)
 	time.Sleep(5 * time.Second)
 	dcs(t, "kill", r.dc1.name)
 	revived := false
@@ -246,7 +269,6 @@ func TestTwoDCsSQSActiveActive(t *testing.T) {
 	takeover := time.Since(fencedAt)
 	time.Sleep(10 * time.Second)
 	stop()
-	wg.Wait()
 	failover.awaitAllReceived(t, 30*time.Second, map[string]*sqs.Client{"dc2": c2})
 	acked, received, dups, _, _ = failover.report()
 	t.Logf("dc1 killed under load: fenced %s after the kill; dc2 received again %s after the fence; %d sends acknowledged in both DCs (%d failed), all %d received in dc2 or before the kill, %d duplicate receives (in flight in dc1 at its death)",
@@ -331,21 +353,13 @@ func drillSeconds(def int) time.Duration {
 // on receiving and deleting; sends fail everywhere under the safe write
 // level, and dc2 cannot reach the queue's Index.
 func TestTwoDCsSQSLinkCutUnderLoad(t *testing.T) {
-	r := requireTwoDCs(t)
-	secret := uuid.NewString()
-	n1, n2 := r.startActive(t, r.dc1, secret), r.startActive(t, r.dc2, secret)
-	c1, c2 := sqsClient(n1), sqsClient(n2)
+	p := startActivePair(t)
+	c1, both := p.c1, p.both
 	url := newQueue(t, c1, "", map[string]string{"VisibilityTimeout": "5"})
-	both := map[string]*sqs.Client{"dc1": c1, "dc2": c2}
 	cut := drillSeconds(20)
 
 	d := newSQSDrill(url)
-	ctx, stop := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	for dc, c := range both {
-		d.produce(ctx, &wg, dc, c)
-		d.consume(ctx, &wg, dc, c)
-	}
+	stop := d.start(both)
 	time.Sleep(5 * time.Second)
 	before, _, _, _, _ := d.report()
 	heal := cutLink(t)
@@ -354,7 +368,6 @@ func TestTwoDCsSQSLinkCutUnderLoad(t *testing.T) {
 	heal()
 	time.Sleep(5 * time.Second)
 	stop()
-	wg.Wait()
 	d.awaitAllReceived(t, time.Minute, both)
 	acked, received2, dups, _, _ := d.report()
 	t.Logf("link cut for %s under load: %d sends acknowledged in all (%d before the cut, %d during it), %d failed; %d received by the end of the cut, %d in all; %d duplicate receives",
@@ -368,10 +381,8 @@ func TestTwoDCsSQSLinkCutUnderLoad(t *testing.T) {
 // both data centers to a topic with two SQS subscriptions, one queue
 // homed in each: every publish reaches each queue exactly once.
 func TestTwoDCsSNSPublishInEitherDCReachesEverySubscriptionOnce(t *testing.T) {
-	r := requireTwoDCs(t)
-	secret := uuid.NewString()
-	n1, n2 := r.startActive(t, r.dc1, secret), r.startActive(t, r.dc2, secret)
-	q1, q2 := sqsClient(n1), sqsClient(n2)
+	p := startActivePair(t)
+	n1, n2, q1, q2 := p.n1, p.n2, p.c1, p.c2
 	topic := newTopic(t, snsClient(n1), nil)
 	queues := map[string]*sqs.Client{newQueue(t, q1, "", nil): q1, newQueue(t, q2, "", nil): q2}
 	for url, c := range queues {

@@ -14,15 +14,9 @@ type DCStatus struct {
 
 // DCStatus returns the data centers as this node reads them now.
 func (s *Service) DCStatus(ctx context.Context, c Caller) (DCStatus, error) {
-	if err := s.authorizeOperator(c, "DCStatus"); err != nil {
-		return DCStatus{}, err
-	}
-	if err := s.checkDCs(); err != nil {
-		return DCStatus{}, err
-	}
-	fenced, err := s.fences.refresh(ctx)
+	fenced, err := s.dcOperation(ctx, c, "DCStatus")
 	if err != nil {
-		return DCStatus{}, AsError(err)
+		return DCStatus{}, err
 	}
 	return DCStatus{Local: s.cfg.DC.Local, LegacyHome: s.cfg.DC.LegacyHome, Fenced: fenced}, nil
 }
@@ -36,15 +30,9 @@ func (s *Service) DCStatus(ctx context.Context, c Caller) (DCStatus, error) {
 // queues too (docs/operations.md). Only callers of the operator account
 // may.
 func (s *Service) FenceDC(ctx context.Context, c Caller, dc string) (DCStatus, error) {
-	if err := s.authorizeOperator(c, "FenceDC"); err != nil {
-		return DCStatus{}, err
-	}
-	if err := s.checkDCs(); err != nil {
-		return DCStatus{}, err
-	}
-	fenced, err := s.fences.refresh(ctx)
+	fenced, err := s.dcOperation(ctx, c, "FenceDC")
 	if err != nil {
-		return DCStatus{}, AsError(err)
+		return DCStatus{}, err
 	}
 	switch {
 	case dc == "" || dc == AllDCs:
@@ -75,15 +63,9 @@ func (s *Service) FenceDC(ctx context.Context, c Caller, dc string) (DCStatus, e
 // unfence (after twice DCConfig.Refresh), so that messages that nodes
 // still routing to the taker sent meanwhile are not stranded.
 func (s *Service) UnfenceDC(ctx context.Context, c Caller, dc string) (DCStatus, error) {
-	if err := s.authorizeOperator(c, "UnfenceDC"); err != nil {
-		return DCStatus{}, err
-	}
-	if err := s.checkDCs(); err != nil {
-		return DCStatus{}, err
-	}
-	fenced, err := s.fences.refresh(ctx)
+	fenced, err := s.dcOperation(ctx, c, "UnfenceDC")
 	if err != nil {
-		return DCStatus{}, AsError(err)
+		return DCStatus{}, err
 	}
 	if fenced[dc] == "" {
 		return DCStatus{}, NewError(CodeInvalidParameterValue, "UnfenceDC: %q is not fenced.", dc)
@@ -122,13 +104,20 @@ func (s *Service) bumpEpoch(ctx context.Context, dc string) (uint64, error) {
 	return e, nil
 }
 
-// checkDCs refuses the data center operations on a node of one data
-// center.
-func (s *Service) checkDCs() error {
-	if !s.multiDC() || s.fences == nil {
-		return NewError(CodeUnsupportedOperation, "%s.", errDCNotConfigured.Error())
+// dcOperation starts a data center operation: it authorizes c for
+// action, refuses on a node of one data center, and reads the fences now.
+func (s *Service) dcOperation(ctx context.Context, c Caller, action string) (map[string]string, error) {
+	if err := s.authorizeOperator(c, action); err != nil {
+		return nil, err
 	}
-	return nil
+	if !s.multiDC() || s.fences == nil {
+		return nil, NewError(CodeUnsupportedOperation, "%s.", errDCNotConfigured.Error())
+	}
+	fenced, err := s.fences.refresh(ctx)
+	if err != nil {
+		return nil, AsError(err)
+	}
+	return fenced, nil
 }
 
 // FencedDCs returns the fenced data centers, each with the one serving its
