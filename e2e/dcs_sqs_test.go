@@ -306,13 +306,15 @@ func TestTwoDCsSQSActiveActive(t *testing.T) {
 		if err == nil {
 			break
 		}
-		if !strings.Contains(err.Error(), "hint files for dc1") || refused > 120 {
+		// Refused while hints are pending; unavailable for a while if the
+		// rig had to restart dc2's Cassandra (awaitEachQuorum).
+		if refused > 120 {
 			t.Fatalf("unfence dc1: %v\n%s", err, n2.logs())
 		}
 		refused++
 		time.Sleep(time.Second)
 	}
-	t.Logf("unfence refused %d times while dc2 held hints for dc1", refused)
+	t.Logf("unfence refused %d times (hints for dc1 pending, or dc2's Cassandra restarting)", refused)
 	n1b := r.startActive(t, r.dc1, secret)
 	c1b := sqsClient(n1b)
 	// Received through dc1 only: dc1's Index serves the queue again.
