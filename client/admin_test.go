@@ -3,8 +3,8 @@ package client
 import (
 	"encoding/json"
 	"errors"
-	"net/http"
 	"io"
+	"net/http"
 	"net/http/httptest"
 	"testing"
 )

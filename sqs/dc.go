@@ -97,7 +97,7 @@ func ServingDC(home string, fenced map[string]string) string {
 	return home
 }
 
-// ErrDCNotConfigured: a data center operation on a node of one data
+// errDCNotConfigured: a data center operation on a node of one data
 // center.
 var errDCNotConfigured = errors.New("this node is not in a deployment of several data centers (--cassandra-local-dc)")
 
