@@ -87,6 +87,7 @@ func TestServeConfigValidation(t *testing.T) {
 		{"--default-ttl", "0s"},
 		{"--default-ttl", "800h"},
 		{"--default-page-limit", "2000"},
+		{"--http-server", "fasthttp"},
 		{"extra-argument"},
 	} {
 		if err := runServe(t.Context(), args, io.Discard, io.Discard); err == nil {

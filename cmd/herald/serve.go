@@ -34,6 +34,7 @@ type serveConfig struct {
 	auth        authConfig
 	logLevel    string
 	pprofListen string
+	httpServer  string
 	cache       cache.Config
 	ops         opsConfig
 	// configPath is --config; declared is what that file declares.
@@ -78,6 +79,7 @@ func newServeFlags(cfg *serveConfig, stderr io.Writer) *flag.FlagSet {
 	cfg.auth.register(fs)
 	cfg.ops.register(fs)
 	fs.StringVar(&cfg.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	fs.StringVar(&cfg.httpServer, "http-server", httpServerLean, "what serves plain HTTP: "+httpServerLean+" (internal/http1 answers POST, PUT and DELETE requests and hands the rest to net/http) or "+httpServerStd+" (net/http alone); HTTPS is always net/http")
 	fs.StringVar(&cfg.pprofListen, "pprof-listen", "", "serve Go's profiler (net/http/pprof) on this address; empty disables it")
 	fs.DurationVar(&cfg.cache.DefaultTTL, "default-ttl", cfg.cache.DefaultTTL, "TTL of a message that names none")
 	fs.DurationVar(&cfg.cache.MaxTTL, "max-ttl", cfg.cache.MaxTTL, "longest TTL a message may ask for")
@@ -102,6 +104,9 @@ func (c serveConfig) validate() error {
 		return errors.New("--default-page-limit must be between 1 and --max-page-limit")
 	}
 	if err := c.tls.validate(); err != nil {
+		return err
+	}
+	if err := validHTTPServer(c.httpServer); err != nil {
 		return err
 	}
 	return c.ops.validate()
@@ -222,7 +227,8 @@ func serve(ctx context.Context, cfg serveConfig, stderr io.Writer) error {
 		go servePprof(cfg.pprofListen, log)
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- serveHTTP(srv, ln) }()
+	edge := newEdge(srv, cfg.httpServer == httpServerLean)
+	go func() { errc <- edge.serve(ln) }()
 	select {
 	case err := <-errc:
 		return err
@@ -241,7 +247,7 @@ func serve(ctx context.Context, cfg serveConfig, stderr io.Writer) error {
 		}
 	}()
 	handler.CloseStreams() // event streams never end by themselves
-	if err := srv.Shutdown(shutdownCtx); err != nil {
+	if err := edge.shutdown(shutdownCtx); err != nil {
 		return err
 	}
 	return nil

@@ -1,0 +1,65 @@
+package http1
+
+import (
+	"bufio"
+	"net"
+	"sync"
+	"syscall"
+)
+
+var errTooManyFiles = syscall.EMFILE
+
+// handoffListener is the listener the Fallback serves: Accept returns the
+// connections the lean server hands over.
+type handoffListener struct {
+	addr   net.Addr
+	conns  chan net.Conn
+	closed chan struct{}
+	once   sync.Once
+}
+
+func newHandoffListener(addr net.Addr) *handoffListener {
+	return &handoffListener{addr: addr, conns: make(chan net.Conn), closed: make(chan struct{})}
+}
+
+func (l *handoffListener) Accept() (net.Conn, error) {
+	select {
+	case c := <-l.conns:
+		return c, nil
+	case <-l.closed:
+		return nil, net.ErrClosed
+	}
+}
+
+func (l *handoffListener) Close() error {
+	l.once.Do(func() { close(l.closed) })
+	return nil
+}
+
+func (l *handoffListener) Addr() net.Addr { return l.addr }
+
+// give hands c to the Fallback, or closes it if the listener is closed.
+func (l *handoffListener) give(c net.Conn) {
+	select {
+	case l.conns <- c:
+	case <-l.closed:
+		c.Close()
+	}
+}
+
+// replayConn is a handed-over connection: reads take what the lean server
+// had buffered first, then the connection's own bytes.
+type replayConn struct {
+	net.Conn
+	br *bufio.Reader
+}
+
+func (c *replayConn) Read(p []byte) (int, error) {
+	if c.br != nil {
+		if c.br.Buffered() > 0 {
+			return c.br.Read(p)
+		}
+		c.br = nil
+	}
+	return c.Conn.Read(p)
+}

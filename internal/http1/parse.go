@@ -1,0 +1,272 @@
+package http1
+
+import (
+	"bytes"
+	"net/http"
+	"net/textproto"
+	"net/url"
+	"strings"
+)
+
+// maxHeaderBytes bounds a request's header block on the lean path; a longer
+// one goes to net/http, which has its own bound.
+const maxHeaderBytes = 16 << 10
+
+// maxContentLength bounds the Content-Length the lean path accepts; a larger
+// one goes to net/http. Handlers bound what they read far below it.
+const maxContentLength = 1 << 40
+
+// head is a parsed request head: its line and header fields.
+type head struct {
+	method        string
+	target        string
+	url           *url.URL // set by the caller
+	host          string
+	header        http.Header
+	contentLength int64
+	close         bool // Connection: close
+}
+
+// parseHead parses the header block b (request line to the empty line,
+// CRLF included) into h. It reports false for anything outside the lean
+// subset (see the package doc); the caller then hands the connection over
+// without having consumed a byte. keys interns canonical header names.
+//
+// The block is copied into one string whose substrings are the target and
+// the values: one allocation instead of one per field.
+func parseHead(b []byte, h *head, keys map[string]string) bool {
+	if !bytes.HasSuffix(b, headEnd) {
+		return false
+	}
+	line, rest, ok := cutLine(string(b))
+	if !ok {
+		return false
+	}
+	sp := strings.IndexByte(line, ' ')
+	if sp <= 0 {
+		return false
+	}
+	switch line[:sp] {
+	case http.MethodPost:
+		h.method = http.MethodPost
+	case http.MethodPut:
+		h.method = http.MethodPut
+	case http.MethodDelete:
+		h.method = http.MethodDelete
+	default:
+		return false
+	}
+	line = line[sp+1:]
+	sp = strings.IndexByte(line, ' ')
+	if sp <= 0 || line[0] != '/' || line[sp+1:] != "HTTP/1.1" {
+		return false
+	}
+	target := line[:sp]
+	for i := 0; i < len(target); i++ {
+		if c := target[i]; c <= ' ' || c >= 0x7f {
+			return false
+		}
+	}
+	h.target = target
+
+	// Count the fields first so that their values share one slice.
+	n := strings.Count(rest, "\r\n") - 1
+	if n < 1 || n > 100 {
+		return false
+	}
+	h.header = make(http.Header, n)
+	values := make([]string, n)
+	hosts, lengths := 0, 0
+	h.contentLength = 0
+	h.close = false
+	for i := 0; ; i++ {
+		line, rest, ok = cutLine(rest)
+		if !ok {
+			return false
+		}
+		if len(line) == 0 {
+			break
+		}
+		if i == n {
+			return false
+		}
+		colon := strings.IndexByte(line, ':')
+		if colon <= 0 {
+			return false
+		}
+		name := line[:colon]
+		for i := 0; i < len(name); i++ {
+			if !isTokenByte(name[i]) {
+				return false
+			}
+		}
+		v := trimOWS(line[colon+1:])
+		for i := 0; i < len(v); i++ {
+			if c := v[i]; (c < ' ' && c != '\t') || c == 0x7f {
+				return false
+			}
+		}
+		key, ok := keys[name]
+		if !ok {
+			key = textproto.CanonicalMIMEHeaderKey(name)
+		}
+		switch key {
+		case "Host":
+			hosts++
+			if !validHost(v) {
+				return false
+			}
+			h.host = v
+		case "Content-Length":
+			lengths++
+			cl, ok := parseLength(v)
+			if !ok {
+				return false
+			}
+			h.contentLength = cl
+		case "Transfer-Encoding", "Expect", "Upgrade", "Te", "Http2-Settings":
+			return false
+		case "Connection":
+			if !connectionClose(v, &h.close) {
+				return false
+			}
+		}
+		values[i] = v
+		if old := h.header[key]; old != nil {
+			h.header[key] = append(old, v)
+		} else {
+			h.header[key] = values[i : i+1 : i+1]
+		}
+	}
+	return hosts == 1 && lengths <= 1 && len(rest) == 0
+}
+
+var headEnd = []byte("\r\n\r\n")
+
+// cutLine splits s at its first CRLF; a bare CR or LF inside the line
+// makes it no line at all.
+func cutLine(s string) (line, rest string, ok bool) {
+	i := strings.Index(s, "\r\n")
+	if i < 0 {
+		return "", "", false
+	}
+	line = s[:i]
+	if strings.ContainsAny(line, "\r\n") {
+		return "", "", false
+	}
+	return line, s[i+2:], true
+}
+
+// trimOWS drops the optional white space (SP, HTAB) around a field value.
+func trimOWS(b string) string {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t') {
+		b = b[1:]
+	}
+	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+// parseLength parses a Content-Length: digits only, at most
+// maxContentLength.
+func parseLength(b string) (int64, bool) {
+	if len(b) == 0 || len(b) > 13 {
+		return 0, false
+	}
+	var n int64
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, n <= maxContentLength
+}
+
+// connectionClose reads a Connection field: "close" sets *closing,
+// "keep-alive" is the default; any other option goes to net/http.
+func connectionClose(v string, closing *bool) bool {
+	for opt := range strings.SplitSeq(v, ",") {
+		opt = trimOWS(opt)
+		switch {
+		case strings.EqualFold(opt, "close"):
+			*closing = true
+		case strings.EqualFold(opt, "keep-alive"), len(opt) == 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// isTokenByte reports whether c may appear in a field name (RFC 9110 tchar).
+func isTokenByte(c byte) bool {
+	return c < 0x80 && tokenTable[c]
+}
+
+var tokenTable = func() (t [128]bool) {
+	for c := '0'; c <= '9'; c++ {
+		t[c] = true
+	}
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] = true
+		t[c-'a'+'A'] = true
+	}
+	for _, c := range "!#$%&'*+-.^_`|~" {
+		t[c] = true
+	}
+	return t
+}()
+
+// validHost reports whether a Host value has only the bytes net/http
+// accepts in one (letters, digits and "!$%&'()*+,-.:;=[]_~").
+func validHost(b string) bool {
+	for i := 0; i < len(b); i++ {
+		if c := b[i]; c >= 0x80 || !hostTable[c] {
+			return false
+		}
+	}
+	return true
+}
+
+var hostTable = func() (t [128]bool) {
+	for c := '0'; c <= '9'; c++ {
+		t[c] = true
+	}
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] = true
+		t[c-'a'+'A'] = true
+	}
+	for _, c := range "!$%&'()*+,-.:;=[]_~" {
+		t[c] = true
+	}
+	return t
+}()
+
+// commonKeys are the canonical names of the fields SDKs and clients send,
+// interned so that parsing them allocates no key.
+var commonKeys = func() map[string]string {
+	m := map[string]string{}
+	for _, k := range []string{
+		"Host", "Content-Length", "Content-Type", "Connection", "Accept", "Accept-Encoding", "User-Agent",
+		"Authorization", "X-Amz-Date", "X-Amz-Target", "X-Amz-Content-Sha256", "X-Amz-Security-Token",
+		"X-Amz-User-Agent", "Amz-Sdk-Invocation-Id", "Amz-Sdk-Request", "X-Amzn-Query-Mode",
+		"X-Amzn-Trace-Id", "Origin", "Cookie", "X-Forwarded-For", "X-Request-Id",
+	} {
+		m[k] = k
+		m[lower(k)] = k
+	}
+	return m
+}()
+
+func lower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
