@@ -12,6 +12,7 @@
 package jsonobj
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -126,8 +127,25 @@ func split(data []byte) ([]member, error) {
 // checkString checks the JSON string starting at data[i] (a quote) and
 // returns the index just past it: no raw control characters, only valid
 // escapes. (UTF-8 validity is checked for the whole text beforehand.)
+// special8 reports whether one of the eight bytes of w is a quote, a
+// backslash or below 0x20 (the classic has-zero-byte test, exact about
+// whether such a byte exists; checkString then looks at each byte).
+func special8(w uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	zero := func(x uint64) uint64 { return (x - ones) & ^x & highs }
+	return (w-0x20*ones)&^w&highs|zero(w^'"'*ones)|zero(w^'\\'*ones) != 0
+}
+
 func checkString(data []byte, i int) (end int, ok bool) {
 	for i++; i < len(data); i++ {
+		// Eight plain bytes at a time: most of a long string (a base64
+		// body) has no quote, backslash or control byte.
+		for i+8 <= len(data) && !special8(binary.LittleEndian.Uint64(data[i:])) {
+			i += 8
+		}
+		if i == len(data) {
+			break
+		}
 		switch c := data[i]; {
 		case c == '"':
 			return i + 1, true

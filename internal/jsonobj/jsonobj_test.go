@@ -1,6 +1,8 @@
 package jsonobj
 
 import (
+	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -87,4 +89,34 @@ func FuzzMembers(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestSpecial8 checks the eight-byte test against every byte value in
+// every position, beside plain bytes and beside each other.
+func TestSpecial8(t *testing.T) {
+	special := func(c byte) bool { return c == '"' || c == '\\' || c < 0x20 }
+	for pos := range 8 {
+		for v := range 256 {
+			for _, fill := range []byte{'A', 0x7f, 0xff, '!', '#', '[', ']'} {
+				w := bytes.Repeat([]byte{fill}, 8)
+				w[pos] = byte(v)
+				want := special(byte(v)) || special(fill)
+				if got := special8(binary.LittleEndian.Uint64(w)); got != want {
+					t.Fatalf("special8(%q) = %v, want %v", w, got, want)
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkMembersPutBody reads the shape of a cache put: metadata and a
+// 1 KiB body in base64, the string checkString scans.
+func BenchmarkMembersPutBody(b *testing.B) {
+	doc := []byte(`{"metadata":{"paths":["devices.d1.temperature"]},"body":"` + strings.Repeat("QUFB", 1366/4) + `QQ=="}`)
+	b.SetBytes(int64(len(doc)))
+	for b.Loop() {
+		if err := Members(doc, func(string, json.RawMessage) error { return nil }); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
