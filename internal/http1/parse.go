@@ -143,18 +143,15 @@ func parseHead(b []byte, h *head, keys map[string]string) bool {
 
 var headEnd = []byte("\r\n\r\n")
 
-// cutLine splits s at its first CRLF; a bare CR or LF inside the line
-// makes it no line at all.
+// cutLine splits s at its first CRLF. A bare CR or LF left inside the line
+// is refused by the checks of each part of a line (method, target and
+// version; field names as tokens, values without control bytes).
 func cutLine(s string) (line, rest string, ok bool) {
 	i := strings.Index(s, "\r\n")
 	if i < 0 {
 		return "", "", false
 	}
-	line = s[:i]
-	if strings.ContainsAny(line, "\r\n") {
-		return "", "", false
-	}
-	return line, s[i+2:], true
+	return s[:i], s[i+2:], true
 }
 
 // trimOWS drops the optional white space (SP, HTAB) around a field value.
@@ -185,17 +182,20 @@ func parseLength(b string) (int64, bool) {
 	return n, n <= maxContentLength
 }
 
-// connectionClose reads a Connection field: "close" sets *closing,
-// "keep-alive" is the default; any other option goes to net/http.
+// connectionClose reads a Connection field, a list of tokens: "close"
+// sets *closing; the others name hop-by-hop fields, which change nothing
+// here (an Upgrade field itself sends the request to net/http). A value
+// that is not a token list goes to net/http.
 func connectionClose(v string, closing *bool) bool {
 	for opt := range strings.SplitSeq(v, ",") {
 		opt = trimOWS(opt)
-		switch {
-		case strings.EqualFold(opt, "close"):
+		for i := 0; i < len(opt); i++ {
+			if !isTokenByte(opt[i]) {
+				return false
+			}
+		}
+		if strings.EqualFold(opt, "close") {
 			*closing = true
-		case strings.EqualFold(opt, "keep-alive"), len(opt) == 0:
-		default:
-			return false
 		}
 	}
 	return true

@@ -77,7 +77,8 @@ func (s *Server) Serve(ln net.Listener) error {
 }
 
 // Shutdown stops accepting, closes idle connections, waits for the others
-// to finish their request (or for ctx), then shuts the Fallback down.
+// to finish their request (or for ctx, then closes them) while the Fallback
+// shuts down alongside, and returns when both are done.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.shutdown.Store(true)
 	s.mu.Lock()
@@ -86,23 +87,26 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	if ln != nil {
 		ln.Close()
 	}
+	fallback := make(chan error, 1)
+	go func() { fallback <- s.Fallback.Shutdown(ctx) }()
 	tick := time.NewTicker(10 * time.Millisecond)
 	defer tick.Stop()
-	for {
-		if s.closeIdle() {
-			break
-		}
+	var err error
+	for !s.closeIdle() && err == nil {
 		select {
 		case <-ctx.Done():
 			s.closeAll()
-			return ctx.Err()
+			err = ctx.Err()
 		case <-tick.C:
 		}
 	}
 	if handoff != nil {
 		handoff.Close()
 	}
-	return s.Fallback.Shutdown(ctx)
+	if ferr := <-fallback; err == nil {
+		err = ferr
+	}
+	return err
 }
 
 // closeIdle closes the idle connections and reports whether none is left.

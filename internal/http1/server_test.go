@@ -41,6 +41,7 @@ func TestServerAnswersAsNetHTTP(t *testing.T) {
 		{"space before colon", "POST / HTTP/1.1\r\n" + h + "Content-Length : 0\r\n\r\n", []string{""}},
 		{"control byte in a value", "POST / HTTP/1.1\r\n" + h + "X-A: a\x01b\r\nContent-Length: 0\r\n\r\n", []string{""}},
 		{"absolute-form target", "POST http://example.test/ HTTP/1.1\r\n" + h + "Content-Length: 0\r\n\r\n", []string{"net/http"}},
+		{"Connection naming hop-by-hop fields", "POST / HTTP/1.1\r\n" + h + "Connection: upgrade, keep-alive, X-Hop\r\nX-Hop: 1\r\nContent-Length: 0\r\n\r\n", []string{"lean"}},
 		{"Connection: close", "POST / HTTP/1.1\r\n" + h + "Connection: close\r\nContent-Length: 1\r\n\r\na" + post("/never", ""), []string{"lean"}},
 		{"header block over 16 KiB", "POST / HTTP/1.1\r\n" + h + "X-Big: " + strings.Repeat("b", 17<<10) + "\r\nContent-Length: 0\r\n\r\n", []string{"net/http"}},
 		{"head cut short", "POST / HTTP/1.1\r\n" + h + "Content-Le", []string{""}},
