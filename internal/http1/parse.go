@@ -206,7 +206,10 @@ func isTokenByte(c byte) bool {
 	return c < 0x80 && tokenTable[c]
 }
 
-var tokenTable = func() (t [128]bool) {
+var tokenTable = asciiSet("!#$%&'*+-.^_`|~")
+
+// asciiSet is the set of ASCII letters, digits and the bytes of extra.
+func asciiSet(extra string) (t [128]bool) {
 	for c := '0'; c <= '9'; c++ {
 		t[c] = true
 	}
@@ -214,11 +217,11 @@ var tokenTable = func() (t [128]bool) {
 		t[c] = true
 		t[c-'a'+'A'] = true
 	}
-	for _, c := range "!#$%&'*+-.^_`|~" {
-		t[c] = true
+	for i := 0; i < len(extra); i++ {
+		t[extra[i]] = true
 	}
 	return t
-}()
+}
 
 // validHost reports whether a Host value has only the bytes net/http
 // accepts in one (letters, digits and "!$%&'()*+,-.:;=[]_~").
@@ -231,19 +234,7 @@ func validHost(b string) bool {
 	return true
 }
 
-var hostTable = func() (t [128]bool) {
-	for c := '0'; c <= '9'; c++ {
-		t[c] = true
-	}
-	for c := 'a'; c <= 'z'; c++ {
-		t[c] = true
-		t[c-'a'+'A'] = true
-	}
-	for _, c := range "!$%&'()*+,-.:;=[]_~" {
-		t[c] = true
-	}
-	return t
-}()
+var hostTable = asciiSet("!$%&'()*+,-.:;=[]_~")
 
 // commonKeys are the canonical names of the fields SDKs and clients send,
 // interned so that parsing them allocates no key.

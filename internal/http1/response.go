@@ -49,25 +49,31 @@ func (w *response) WriteHeader(code int) {
 }
 
 func (w *response) Write(p []byte) (int, error) {
-	if !w.wroteHeader {
-		w.WriteHeader(http.StatusOK)
-	}
-	if !bodyAllowed(w.status) {
-		return 0, http.ErrBodyNotAllowed
+	if err := w.startBody(); err != nil {
+		return 0, err
 	}
 	w.body = append(w.body, p...)
 	return len(p), nil
 }
 
 func (w *response) WriteString(s string) (int, error) {
+	if err := w.startBody(); err != nil {
+		return 0, err
+	}
+	w.body = append(w.body, s...)
+	return len(s), nil
+}
+
+// startBody sends 200 unless a status was set, and refuses a body to a
+// status that has none.
+func (w *response) startBody() error {
 	if !w.wroteHeader {
 		w.WriteHeader(http.StatusOK)
 	}
 	if !bodyAllowed(w.status) {
-		return 0, http.ErrBodyNotAllowed
+		return http.ErrBodyNotAllowed
 	}
-	w.body = append(w.body, s...)
-	return len(s), nil
+	return nil
 }
 
 // closeAfter reports whether the handler asked for the connection to
