@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -38,7 +37,6 @@ type conn struct {
 	remote   string
 	state    atomic.Int32
 	ctx      context.Context
-	keys     map[string]string
 	served   int  // requests answered
 	linger   bool // closing with a body unread: see closeWriteAndWait
 	lastPost bool // the last one was a POST
@@ -58,7 +56,7 @@ type conn struct {
 }
 
 func newConn(s *Server, nc net.Conn) *conn {
-	c := &conn{srv: s, nc: nc, remote: nc.RemoteAddr().String(), keys: commonKeys}
+	c := &conn{srv: s, nc: nc, remote: nc.RemoteAddr().String()}
 	c.ctx = context.WithValue(context.Background(), http.LocalAddrContextKey, nc.LocalAddr())
 	c.body.c = c
 	c.w.c = c
@@ -86,12 +84,10 @@ func (c *conn) serve() {
 				c.closeWriteAndWait()
 			}
 			c.nc.Close()
-		}
-		c.srv.forget(c)
-		if c.br != nil && !handedOver {
 			c.br.Reset(nil)
 			readerPool.Put(c.br)
 		}
+		c.srv.forget(c)
 	}()
 	c.br = readerPool.Get().(*bufio.Reader)
 	c.br.Reset(c.nc)
@@ -158,14 +154,9 @@ func (c *conn) readHead() (ok bool, err error) {
 	for {
 		buf, _ := c.br.Peek(c.br.Buffered())
 		if n := headLen(buf); n > 0 {
-			if !parseHead(buf[:n], &c.head, c.keys) {
+			if !parseHead(buf[:n], &c.head) {
 				return false, nil
 			}
-			u, err := url.ParseRequestURI(c.head.target)
-			if err != nil {
-				return false, nil // net/http answers it
-			}
-			c.head.url = u
 			c.br.Discard(n)
 			return true, nil
 		}
@@ -236,7 +227,7 @@ func (c *conn) serveRequest() bool {
 		req.Body = http.NoBody
 	}
 	req = req.WithContext(ctx)
-	c.w.reset(req)
+	c.w.reset()
 	c.nc.SetReadDeadline(time.Time{})
 	c.startWatch()
 

@@ -4,10 +4,7 @@ import (
 	"bufio"
 	"net"
 	"sync"
-	"syscall"
 )
-
-var errTooManyFiles = syscall.EMFILE
 
 // handoffListener is the listener the Fallback serves: Accept returns the
 // connections the lean server hands over.

@@ -20,7 +20,7 @@ const maxContentLength = 1 << 40
 type head struct {
 	method        string
 	target        string
-	url           *url.URL // set by the caller
+	url           *url.URL
 	host          string
 	header        http.Header
 	contentLength int64
@@ -30,11 +30,11 @@ type head struct {
 // parseHead parses the header block b (request line to the empty line,
 // CRLF included) into h. It reports false for anything outside the lean
 // subset (see the package doc); the caller then hands the connection over
-// without having consumed a byte. keys interns canonical header names.
+// without having consumed a byte.
 //
 // The block is copied into one string whose substrings are the target and
 // the values: one allocation instead of one per field.
-func parseHead(b []byte, h *head, keys map[string]string) bool {
+func parseHead(b []byte, h *head) bool {
 	if !bytes.HasSuffix(b, headEnd) {
 		return false
 	}
@@ -67,7 +67,11 @@ func parseHead(b []byte, h *head, keys map[string]string) bool {
 			return false
 		}
 	}
-	h.target = target
+	u, err := url.ParseRequestURI(target)
+	if err != nil {
+		return false // net/http answers it
+	}
+	h.target, h.url = target, u
 
 	// Count the fields first so that their values share one slice.
 	n := strings.Count(rest, "\r\n") - 1
@@ -106,7 +110,7 @@ func parseHead(b []byte, h *head, keys map[string]string) bool {
 				return false
 			}
 		}
-		key, ok := keys[name]
+		key, ok := commonKeys[name]
 		if !ok {
 			key = textproto.CanonicalMIMEHeaderKey(name)
 		}
@@ -247,17 +251,7 @@ var commonKeys = func() map[string]string {
 		"X-Amzn-Trace-Id", "Origin", "Cookie", "X-Forwarded-For", "X-Request-Id",
 	} {
 		m[k] = k
-		m[lower(k)] = k
+		m[strings.ToLower(k)] = k
 	}
 	return m
 }()
-
-func lower(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if c >= 'A' && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
-}

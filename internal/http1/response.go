@@ -24,7 +24,7 @@ type response struct {
 	head        []byte
 }
 
-func (w *response) reset(*http.Request) {
+func (w *response) reset() {
 	if w.header == nil {
 		w.header = make(http.Header, 4)
 	} else {
@@ -79,12 +79,11 @@ func (w *response) startBody() error {
 // closeAfter reports whether the handler asked for the connection to
 // close.
 func (w *response) closeAfter() bool {
+	closing := false
 	for _, v := range w.header["Connection"] {
-		if strings.Contains(strings.ToLower(v), "close") {
-			return true
-		}
+		connectionClose(v, &closing)
 	}
-	return false
+	return closing
 }
 
 // finish writes the answer; closing adds "Connection: close".

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -35,7 +36,6 @@ type Server struct {
 	ln       net.Listener
 	handoff  *handoffListener
 	shutdown atomic.Bool
-	fallback chan error
 }
 
 // ErrServerClosed is what Serve returns after Shutdown.
@@ -47,9 +47,10 @@ func (s *Server) Serve(ln net.Listener) error {
 	s.ln = ln
 	s.conns = map[*conn]struct{}{}
 	s.handoff = newHandoffListener(ln.Addr())
-	s.fallback = make(chan error, 1)
 	s.mu.Unlock()
-	go func() { s.fallback <- s.Fallback.Serve(s.handoff) }()
+	// Fallback.Serve ends when the handoff listener closes (Shutdown, or
+	// an error of ln); its error says no more than that.
+	go s.Fallback.Serve(s.handoff)
 	var delay time.Duration
 	for {
 		nc, err := ln.Accept()
@@ -57,8 +58,7 @@ func (s *Server) Serve(ln net.Listener) error {
 			if s.shutdown.Load() {
 				return ErrServerClosed
 			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, errTooManyFiles) {
+			if isTimeout(err) || errors.Is(err, syscall.EMFILE) {
 				delay = min(max(2*delay, 5*time.Millisecond), time.Second)
 				time.Sleep(delay)
 				continue

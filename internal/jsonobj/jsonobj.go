@@ -131,10 +131,14 @@ func split(data []byte) ([]member, error) {
 // backslash or below 0x20 (the classic has-zero-byte test, exact about
 // whether such a byte exists; checkString then looks at each byte).
 func special8(w uint64) bool {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	zero := func(x uint64) uint64 { return (x - ones) & ^x & highs }
-	return (w-0x20*ones)&^w&highs|zero(w^'"'*ones)|zero(w^'\\'*ones) != 0
+	return below(w, 0x20)|below(w^'"'*ones, 1)|below(w^'\\'*ones, 1) != 0
 }
+
+const ones, highs = 0x0101010101010101, 0x8080808080808080
+
+// below has the high bit set in some byte when a byte of w is below n
+// (n at most 0x80); below(x, 1) finds a zero byte.
+func below(w, n uint64) uint64 { return (w - n*ones) & ^w & highs }
 
 func checkString(data []byte, i int) (end int, ok bool) {
 	for i++; i < len(data); i++ {
