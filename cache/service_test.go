@@ -44,6 +44,20 @@ func TestPutValidation(t *testing.T) {
 		}
 		return meta(ps...)
 	}
+	// manyMembers is metadata with n members besides paths, m0 to m(n-1),
+	// and dup again at the end unless it is "".
+	manyMembers := func(n int, dup string) json.RawMessage {
+		var b strings.Builder
+		b.WriteString(`{"paths":["v.a"]`)
+		for i := range n {
+			fmt.Fprintf(&b, `,"m%d":%d`, i, i)
+		}
+		if dup != "" {
+			fmt.Fprintf(&b, `,%q:0`, dup)
+		}
+		b.WriteString("}")
+		return json.RawMessage(b.String())
+	}
 	words := func(n int) string { return strings.TrimSuffix(strings.Repeat("w.", n), ".") }
 	seq := uint16(100)
 	freshV1 := func() string { seq++; return v1At(time.Now(), seq).String() }
@@ -79,6 +93,13 @@ func TestPutValidation(t *testing.T) {
 		{"metadata trailing brace", cache.PutInput{Metadata: json.RawMessage(`{"paths":["v.a"]}}`)}, herald.EInvalid},
 		{"metadata without paths", cache.PutInput{Metadata: json.RawMessage(`{"title":"x"}`)}, herald.EInvalid},
 		{"metadata empty object", cache.PutInput{Metadata: json.RawMessage(`{}`)}, herald.EInvalid},
+		{"metadata member repeated", cache.PutInput{Metadata: json.RawMessage(`{"paths":["v.a"],"paths":["v.b"]}`)}, herald.EInvalid},
+		{"metadata member repeated escaped", cache.PutInput{Metadata: json.RawMessage(`{"paths":["v.a"],"p\u0061ths":["v.b"]}`)}, herald.EInvalid},
+		{"metadata member repeated among many", cache.PutInput{Metadata: manyMembers(40, "m7")}, herald.EInvalid},
+		{"metadata of many members", cache.PutInput{Metadata: manyMembers(40, "")}, ""},
+		{"metadata nested names may repeat", cache.PutInput{Metadata: json.RawMessage(`{"paths":["v.a"],"x":{"k":1,"k":2}}`)}, ""},
+		{"metadata not UTF-8", cache.PutInput{Metadata: json.RawMessage("{\"paths\":[\"v.a\"],\"t\":\"\xff\"}")}, herald.EInvalid},
+		{"metadata nested too deeply", cache.PutInput{Metadata: json.RawMessage(`{"paths":["v.a"],"x":` + strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + `}`)}, herald.EInvalid},
 		{"paths null", cache.PutInput{Metadata: json.RawMessage(`{"paths":null}`)}, herald.EInvalid},
 		{"paths a string", cache.PutInput{Metadata: json.RawMessage(`{"paths":"v.a"}`)}, herald.EInvalid},
 		{"paths an object", cache.PutInput{Metadata: json.RawMessage(`{"paths":{"v.a":true}}`)}, herald.EInvalid},

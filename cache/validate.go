@@ -1,14 +1,10 @@
 package cache
 
 import (
-	"bytes"
-	"encoding/json"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/heraldmq/herald"
-	"github.com/heraldmq/herald/internal/jsonobj"
-	"github.com/heraldmq/herald/paths"
 )
 
 // ParseMessageID parses a textual message or replica uuid, which must be a
@@ -22,52 +18,6 @@ func ParseMessageID(field, s string) (uuid.UUID, error) {
 		return uuid.Nil, herald.Errorf(herald.EInvalid, "%s %s must be a version 1 (time-based) UUID", field, s)
 	}
 	return id, nil
-}
-
-// parseMetadata checks that raw is a JSON object within the size limit whose
-// "paths" member lists 1..MaxPaths valid paths, and returns it compacted
-// together with the paths, deduplicated in their original order.
-func (s *Service) parseMetadata(raw json.RawMessage) (json.RawMessage, []string, error) {
-	if len(raw) == 0 {
-		return nil, nil, herald.Errorf(herald.EInvalid, "metadata is required")
-	}
-	if len(raw) > s.cfg.MaxMetadataBytes {
-		return nil, nil, herald.Errorf(herald.ETooLarge, "metadata is %d bytes, over the limit of %d", len(raw), s.cfg.MaxMetadataBytes)
-	}
-	trimmed := bytes.TrimSpace(raw)
-	var pathsJSON json.RawMessage
-	err := jsonobj.Members(trimmed, func(name string, value json.RawMessage) error {
-		if name == "paths" {
-			pathsJSON = value
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, nil, herald.Errorf(herald.EInvalid, "metadata must be a JSON object: %v", err)
-	}
-	var list []string
-	if len(pathsJSON) == 0 || json.Unmarshal(pathsJSON, &list) != nil {
-		return nil, nil, herald.Errorf(herald.EInvalid, `metadata.paths must be an array of path strings`)
-	}
-	if len(list) == 0 || len(list) > s.cfg.MaxPaths {
-		return nil, nil, herald.Errorf(herald.EInvalid, "metadata.paths must hold 1 to %d paths, not %d", s.cfg.MaxPaths, len(list))
-	}
-	seen := make(map[string]bool, len(list))
-	unique := list[:0]
-	for _, p := range list {
-		if err := paths.Validate(p); err != nil {
-			return nil, nil, herald.Errorf(herald.EInvalid, "metadata.paths: %v", err)
-		}
-		if !seen[p] {
-			seen[p] = true
-			unique = append(unique, p)
-		}
-	}
-	var compact bytes.Buffer
-	if err := json.Compact(&compact, trimmed); err != nil {
-		return nil, nil, herald.Errorf(herald.EInvalid, "metadata must be a JSON object: %v", err)
-	}
-	return compact.Bytes(), unique, nil
 }
 
 // ttl resolves a requested TTL in seconds (nil for the default).

@@ -234,6 +234,10 @@ func checkStored(t *testing.T, h http.Handler, m *cache.Message, id string) {
 	if err := json.Unmarshal(m.Metadata, &doc); err != nil {
 		t.Fatalf("stored metadata %q is not a JSON object: %v", m.Metadata, err)
 	}
+	var compacted bytes.Buffer
+	if err := json.Compact(&compacted, m.Metadata); err != nil || !bytes.Equal(compacted.Bytes(), m.Metadata) {
+		t.Fatalf("stored metadata %q is not compact JSON (%v)", m.Metadata, err)
+	}
 	var named []string
 	if err := json.Unmarshal(doc["paths"], &named); err != nil || len(named) == 0 {
 		t.Fatalf("stored metadata %q has no \"paths\" member, yet the message is indexed under %q", m.Metadata, m.Paths)

@@ -2,17 +2,13 @@ package httpapi
 
 import (
 	"bytes"
-	"encoding/base64"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"sync"
 
 	"github.com/heraldmq/herald"
 	"github.com/heraldmq/herald/api"
 	"github.com/heraldmq/herald/cache"
-	"github.com/heraldmq/herald/internal/jsonobj"
 )
 
 // maxRequestBytes bounds a request body: a whole batch of messages at the
@@ -55,94 +51,6 @@ func (s *Server) decodeJSON(w http.ResponseWriter, r *http.Request, v any, batch
 		return herald.Errorf(herald.EInvalid, "cannot read the request body: %v", err)
 	}
 	return decodeStrict(buf.Bytes(), v)
-}
-
-// decodeStrict decodes the JSON object body into the struct v (a pointer),
-// strictly: member names must match v's JSON names exactly and once each, no
-// unknown members, valid UTF-8 and nothing after the object.
-func decodeStrict(body []byte, v any) error {
-	fields := jsonFields(v)
-	err := jsonobj.Members(body, func(name string, value json.RawMessage) error {
-		target, ok := fields[name]
-		if !ok {
-			return fmt.Errorf("unknown field %q", name)
-		}
-		if b, ok := target.(*[]byte); ok && decodeBase64String(value, b) {
-			return nil
-		}
-		if err := json.Unmarshal(value, target); err != nil {
-			var b64 base64.CorruptInputError
-			if errors.As(err, &b64) {
-				return notBase64Error{name, int64(b64)}
-			}
-			return fmt.Errorf("field %q: %s", name, describeJSONError(err))
-		}
-		return nil
-	})
-	var nb notBase64Error
-	if errors.As(err, &nb) {
-		return herald.Errorf(herald.EInvalid, "%v", nb)
-	}
-	if err != nil {
-		return herald.Errorf(herald.EInvalid, "malformed JSON: %v", err)
-	}
-	return nil
-}
-
-// notBase64Error is a bytes field whose JSON string is not base64: well
-// formed JSON, so not reported as malformed.
-type notBase64Error struct {
-	field  string
-	offset int64
-}
-
-func (e notBase64Error) Error() string {
-	return fmt.Sprintf("field %q is not base64 (bad data at byte %d): encode it in standard base64 with padding, as `base64` or btoa() do (\"hello\" is \"aGVsbG8=\")", e.field, e.offset)
-}
-
-// decodeBase64String decodes value into *dst when it is a JSON string with
-// no escapes holding standard base64, as encoding/json would, without the
-// two extra passes over the text encoding/json makes; it reports false for
-// anything else, which then takes the general path (and its error messages).
-// Bodies are the largest field of a request, so this matters.
-func decodeBase64String(value json.RawMessage, dst *[]byte) bool {
-	if len(value) < 2 || value[0] != '"' || value[len(value)-1] != '"' {
-		return false
-	}
-	text := value[1 : len(value)-1]
-	if bytes.IndexByte(text, '\\') >= 0 {
-		return false
-	}
-	out := make([]byte, base64.StdEncoding.DecodedLen(len(text)))
-	n, err := base64.StdEncoding.Decode(out, text)
-	if err != nil {
-		return false
-	}
-	*dst = out[:n]
-	return true
-}
-
-// jsonFields maps the JSON member names of the request structs to pointers
-// to their fields.
-func jsonFields(v any) map[string]any {
-	switch v := v.(type) {
-	case *api.PutRequest:
-		return map[string]any{"message_uuid": &v.MessageUUID, "replica_uuid": &v.ReplicaUUID,
-			"metadata": &v.Metadata, "body": &v.Body, "ttl": &v.TTL}
-	case *api.BatchRequest:
-		return map[string]any{"messages": &v.Messages}
-	case *api.DataCenter:
-		return map[string]any{"dc": &v.DC}
-	}
-	panic(fmt.Sprintf("httpapi: no JSON fields for %T", v))
-}
-
-func describeJSONError(err error) string {
-	var typeErr *json.UnmarshalTypeError
-	if errors.As(err, &typeErr) {
-		return fmt.Sprintf("must be %s, not %s", typeErr.Type, typeErr.Value)
-	}
-	return err.Error()
 }
 
 func (s *Server) putMessage(w http.ResponseWriter, r *http.Request) {

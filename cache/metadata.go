@@ -1,0 +1,145 @@
+package cache
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/heraldmq/herald"
+	"github.com/heraldmq/herald/internal/jsonscan"
+	"github.com/heraldmq/herald/paths"
+)
+
+// maxMetadataDepth is how deeply metadata may nest: encoding/json's limit,
+// which metadata always had.
+const maxMetadataDepth = 10000
+
+// metadataReaders recycles the readers of metadata.
+var metadataReaders = sync.Pool{New: func() any { return new(jsonscan.Reader) }}
+
+// errPathsShape is a "paths" member that is not an array of strings.
+var errPathsShape = errors.New("metadata.paths must be an array of path strings")
+
+// parseMetadata checks that raw is a JSON object within the size limit, in
+// UTF-8, with no member name twice, whose "paths" member lists 1..MaxPaths
+// valid paths. It returns a compacted copy of raw together with the paths,
+// deduplicated in their original order. One pass of internal/jsonscan
+// checks the whole text.
+func (s *Service) parseMetadata(raw json.RawMessage) (json.RawMessage, []string, error) {
+	if len(raw) == 0 {
+		return nil, nil, herald.Errorf(herald.EInvalid, "metadata is required")
+	}
+	if len(raw) > s.cfg.MaxMetadataBytes {
+		return nil, nil, herald.Errorf(herald.ETooLarge, "metadata is %d bytes, over the limit of %d", len(raw), s.cfg.MaxMetadataBytes)
+	}
+	list, err := readMetadata(raw)
+	if errors.Is(err, errPathsShape) {
+		return nil, nil, herald.Errorf(herald.EInvalid, "%v", errPathsShape)
+	}
+	if err != nil {
+		return nil, nil, herald.Errorf(herald.EInvalid, "metadata must be a JSON object: %v", err)
+	}
+	if len(list) == 0 || len(list) > s.cfg.MaxPaths {
+		return nil, nil, herald.Errorf(herald.EInvalid, "metadata.paths must hold 1 to %d paths, not %d", s.cfg.MaxPaths, len(list))
+	}
+	seen := make(map[string]bool, len(list))
+	unique := list[:0]
+	for _, p := range list {
+		if err := paths.Validate(p); err != nil {
+			return nil, nil, herald.Errorf(herald.EInvalid, "metadata.paths: %v", err)
+		}
+		if !seen[p] {
+			seen[p] = true
+			unique = append(unique, p)
+		}
+	}
+	compacted, err := compact(raw)
+	if err != nil { // readMetadata and json.Compact disagree: refuse, never store
+		return nil, nil, herald.Errorf(herald.EInvalid, "metadata must be a JSON object: %v", err)
+	}
+	return compacted, unique, nil
+}
+
+// readMetadata reads the JSON object raw and returns the strings of its
+// "paths" member (nil when it has none).
+func readMetadata(raw []byte) ([]string, error) {
+	r := metadataReaders.Get().(*jsonscan.Reader)
+	defer func() {
+		r.Reset(nil)
+		metadataReaders.Put(r)
+	}()
+	r.Reset(raw)
+	r.SetMaxDepth(maxMetadataDepth)
+	var names memberNames
+	var list []string
+	err := r.ObjectBytes(func(name []byte) error {
+		if !names.add(name) {
+			return fmt.Errorf("member %q appears more than once", herald.Clip(string(name)))
+		}
+		if string(name) != "paths" {
+			return nil // skipped, and checked as it is
+		}
+		if r.Kind() != jsonscan.Array {
+			return errPathsShape
+		}
+		return r.Array(func(int) error {
+			if r.Kind() != jsonscan.String {
+				return errPathsShape
+			}
+			p, err := r.String()
+			list = append(list, p)
+			return err
+		})
+	})
+	if err == nil {
+		err = r.End()
+	}
+	return list, err
+}
+
+// memberNames is the set of an object's member names read so far: a list
+// while the object is small, a map once it is not, so that an object of
+// many members is not checked in quadratic time.
+type memberNames struct {
+	list [][]byte
+	set  map[string]struct{}
+}
+
+// add adds name and reports whether it was new. name must stay unchanged.
+func (n *memberNames) add(name []byte) bool {
+	if n.set == nil {
+		for _, seen := range n.list {
+			if bytes.Equal(seen, name) {
+				return false
+			}
+		}
+		if len(n.list) < 16 {
+			n.list = append(n.list, name)
+			return true
+		}
+		n.set = make(map[string]struct{}, 2*len(n.list))
+		for _, seen := range n.list {
+			n.set[string(seen)] = struct{}{}
+		}
+	}
+	if _, ok := n.set[string(name)]; ok {
+		return false
+	}
+	n.set[string(name)] = struct{}{}
+	return true
+}
+
+// compact returns a copy of the valid JSON text b without insignificant
+// whitespace. Text that has no whitespace byte at all, as JSON encoders
+// write it, is copied as it is; other text goes through json.Compact.
+func compact(b []byte) (json.RawMessage, error) {
+	if bytes.IndexAny(b, " \t\r\n") < 0 {
+		return bytes.Clone(b), nil
+	}
+	var out bytes.Buffer
+	out.Grow(len(b))
+	err := json.Compact(&out, b)
+	return out.Bytes(), err
+}
