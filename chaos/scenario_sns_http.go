@@ -13,7 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/heraldmq/herald/snsload"
+	"github.com/heraldmq/herald/load/snsload"
 )
 
 // snsHTTPScenario publishes to one topic with Subscribers HTTP

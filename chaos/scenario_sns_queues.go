@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/heraldmq/herald/snsload"
+	"github.com/heraldmq/herald/load/snsload"
 )
 
 // snsQueuesScenario publishes to one topic fanned out to Subscribers SQS

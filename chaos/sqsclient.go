@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/heraldmq/herald/sqsload"
+	"github.com/heraldmq/herald/load/sqsload"
 )
 
 // sqsClient calls Herald's SQS API with AWS JSON 1.0, unsigned. Unlike

@@ -14,7 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
-	"github.com/heraldmq/herald/sqsload"
+	"github.com/heraldmq/herald/load/sqsload"
 )
 
 func newCeilingServer(t *testing.T) *httptest.Server {

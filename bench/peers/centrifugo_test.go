@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/heraldmq/herald/wsload"
+	"github.com/heraldmq/herald/load/wsload"
 )
 
 // TestCentrifugoMode runs `herald bench ws --protocol centrifugo`'s load

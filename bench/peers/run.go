@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/heraldmq/herald/wsload"
+	"github.com/heraldmq/herald/load/wsload"
 )
 
 // runner holds one benchmark run: its servers and what they measured.

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/heraldmq/herald/sqsload"
+	"github.com/heraldmq/herald/load/sqsload"
 )
 
 // SQS scenarios: the default mix, and the same mix in batches of 10.

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/heraldmq/herald/wsload"
+	"github.com/heraldmq/herald/load/wsload"
 )
 
 // wsSample is one fan-out run: `herald bench ws` against a server, or

@@ -17,7 +17,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/heraldmq/herald/api"
 	"github.com/heraldmq/herald/client"
-	"github.com/heraldmq/herald/loadgen"
+	"github.com/heraldmq/herald/load/loadgen"
 )
 
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -6,7 +6,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/heraldmq/herald/snsload"
+	"github.com/heraldmq/herald/load/snsload"
 )
 
 // benchSNSConfig is what 'herald bench sns' is told.

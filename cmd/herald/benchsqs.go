@@ -6,7 +6,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/heraldmq/herald/sqsload"
+	"github.com/heraldmq/herald/load/sqsload"
 )
 
 // benchSQSConfig is what 'herald bench sqs' is told.

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/heraldmq/herald/sqsload"
+	"github.com/heraldmq/herald/load/sqsload"
 )
 
 func TestBenchSQSFlags(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/heraldmq/herald/wsload"
+	"github.com/heraldmq/herald/load/wsload"
 )
 
 // benchWSConfig is what 'herald bench ws' is told.

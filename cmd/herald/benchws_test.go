@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/heraldmq/herald/wsload"
+	"github.com/heraldmq/herald/load/wsload"
 )
 
 func TestBenchWSFlags(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/heraldmq/herald/loadgen"
+	"github.com/heraldmq/herald/load/loadgen"
 )
 
 // IdleQueuesReport is what the idle-queues scenario measured: how long

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/heraldmq/herald/sqsload"
+	"github.com/heraldmq/herald/load/sqsload"
 )
 
 // Config describes one benchmark run.

@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/heraldmq/herald/loadgen"
+	"github.com/heraldmq/herald/load/loadgen"
 )
 
 // HTTPReport is what the http scenario measured.

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/heraldmq/herald/loadgen"
+	"github.com/heraldmq/herald/load/loadgen"
 )
 
 func testConfig(f *fakeSQS, mix string, change func(*Config)) Config {

@@ -9,8 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/heraldmq/herald/loadgen"
-	"github.com/heraldmq/herald/sqsload"
+	"github.com/heraldmq/herald/load/loadgen"
+	"github.com/heraldmq/herald/load/sqsload"
 )
 
 // QueuesReport is what the queues scenario measured.

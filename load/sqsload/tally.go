@@ -5,7 +5,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/heraldmq/herald/loadgen"
+	"github.com/heraldmq/herald/load/loadgen"
 )
 
 // Tally counts every API call of a run per action. Each worker writes only

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/heraldmq/herald/loadgen"
+	"github.com/heraldmq/herald/load/loadgen"
 )
 
 // MixReport is what a mix run measured. Actions has one result per SQS

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"sync/atomic"
 
-	"github.com/heraldmq/herald/loadgen"
+	"github.com/heraldmq/herald/load/loadgen"
 )
 
 // createQueues creates cfg's n queues from cfg.Concurrency workers and
