@@ -147,27 +147,3 @@ func BenchmarkJSONDeleteMessage(b *testing.B) {
 		"QueueUrl": benchQueueURL, "ReceiptHandle": strings.Repeat("AQEB", 40),
 	}))
 }
-
-// BenchmarkAppendString compares the response string encoder with
-// encoding/json on plain text and on an escape-dense JSON body.
-func BenchmarkAppendString(b *testing.B) {
-	texts := map[string]string{
-		"plain":     strings.Repeat("abcdefghij", 1000),
-		"json-body": strings.Repeat(benchBody(), 10),
-	}
-	for name, s := range texts {
-		b.Run(name+"/append", func(b *testing.B) {
-			buf := make([]byte, 0, 2*len(s))
-			b.SetBytes(int64(len(s)))
-			for b.Loop() {
-				buf = appendString(buf[:0], s)
-			}
-		})
-		b.Run(name+"/encoding-json", func(b *testing.B) {
-			b.SetBytes(int64(len(s)))
-			for b.Loop() {
-				json.Marshal(s)
-			}
-		})
-	}
-}

@@ -2,6 +2,7 @@ package awsapi
 
 import (
 	"fmt"
+	"github.com/heraldmq/herald/internal/jsonenc"
 	"net/http"
 	"strings"
 	"testing"
@@ -100,6 +101,6 @@ func TestJSONDecodeErrors(t *testing.T) {
 
 // jsonQuote is s as it appears inside a JSON string.
 func jsonQuote(s string) string {
-	q := string(appendString(nil, s))
+	q := string(jsonenc.AppendString(nil, s))
 	return q[1 : len(q)-1]
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/heraldmq/herald/sqs"
 )
@@ -21,53 +20,6 @@ func encodingJSON(t testing.TB, v any) string {
 		t.Fatal(err)
 	}
 	return strings.TrimSuffix(buf.String(), "\n")
-}
-
-// checkAppendString holds appendString to encoding/json: the same bytes,
-// and text that reads back as s (or, for invalid UTF-8, as encoding/json
-// reads its own rendering).
-func checkAppendString(t testing.TB, s string) {
-	t.Helper()
-	got := string(appendString(nil, s))
-	if want := encodingJSON(t, s); got != want {
-		t.Fatalf("appendString(%q) = %s, encoding/json writes %s", s, got, want)
-	}
-	var back string
-	if err := json.Unmarshal([]byte(got), &back); err != nil {
-		t.Fatalf("appendString(%q) = %s: not JSON: %v", s, got, err)
-	}
-	if utf8.ValidString(s) && back != s {
-		t.Fatalf("appendString(%q) reads back as %q", s, back)
-	}
-}
-
-func TestAppendStringMatchesEncodingJSON(t *testing.T) {
-	cases := []string{
-		"",
-		"plain ascii text longer than one word",
-		`quotes " and \ backslashes`,
-		"controls \x00\x01\b\f\n\r\t\x1f\x7f",
-		"html <b>&amp;</b> stays as it is",
-		"line separators \u2028 and \u2029 in a body",
-		"non-ASCII: café, 日本語, emoji 🎉, U+FFFD \ufffd",
-		"invalid UTF-8: \xff\xfe and a cut rune \xe6\x97",
-		"\"",
-		strings.Repeat("x", 7) + "\"" + strings.Repeat("y", 9),
-		strings.Repeat("word", 20) + "\u2028",
-		benchBody(),
-	}
-	for _, s := range cases {
-		checkAppendString(t, s)
-	}
-}
-
-func FuzzAppendString(f *testing.F) {
-	f.Add("hello")
-	f.Add("a\"b\\c\x00\u2028\u2029\xff日本")
-	f.Add(benchBody())
-	f.Fuzz(func(t *testing.T, s string) {
-		checkAppendString(t, s)
-	})
 }
 
 // The response shapes the hot actions had as encoding/json structs; the

@@ -1,6 +1,7 @@
 package awsapi
 
 import (
+	"github.com/heraldmq/herald/internal/jsonenc"
 	"slices"
 
 	"github.com/heraldmq/herald"
@@ -139,7 +140,7 @@ func appendMessageAttributes(dst []byte, attrs map[string]sqs.MessageAttributeVa
 			dst = append(dst, ',')
 		}
 		a := attrs[name]
-		dst = append(appendString(dst, name), ':', '{')
+		dst = append(jsonenc.AppendString(dst, name), ':', '{')
 		dst = appendStringMember(dst, "DataType", a.DataType)
 		dst = appendOptionalString(dst, "StringValue", a.StringValue)
 		if len(a.BinaryValue) > 0 {

@@ -5,7 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/heraldmq/herald/internal/jsonenc"
 )
 
 // The SQS actions the load uses, as X-Amz-Target names them.
@@ -83,16 +84,16 @@ func (c *Client) CreateQueue(ctx context.Context, name string, attributes map[st
 
 // DeleteQueue deletes the queue at queueURL.
 func (c *Client) DeleteQueue(ctx context.Context, queueURL string) error {
-	body := append(appendString([]byte(`{"QueueUrl":`), queueURL), '}')
+	body := append(jsonenc.AppendString([]byte(`{"QueueUrl":`), queueURL), '}')
 	return c.call(ctx, NewRequest(ActionDeleteQueue, body, false), nil)
 }
 
 // SendRequest encodes the sending of bodies to queueURL: SendMessage for one
 // body, SendMessageBatch (entry ids "0", "1", ...) for more.
 func (c *Client) SendRequest(queueURL string, bodies []string) Request {
-	b := appendString([]byte(`{"QueueUrl":`), queueURL)
+	b := jsonenc.AppendString([]byte(`{"QueueUrl":`), queueURL)
 	if len(bodies) == 1 {
-		b = appendString(append(b, `,"MessageBody":`...), bodies[0])
+		b = jsonenc.AppendString(append(b, `,"MessageBody":`...), bodies[0])
 		return NewRequest(ActionSendMessage, append(b, '}'), c.Signs())
 	}
 	b = append(b, `,"Entries":[`...)
@@ -101,7 +102,7 @@ func (c *Client) SendRequest(queueURL string, bodies []string) Request {
 			b = append(b, ',')
 		}
 		b = strconv.AppendInt(append(b, `{"Id":"`...), int64(i), 10)
-		b = append(appendString(append(b, `","MessageBody":`...), body), '}')
+		b = append(jsonenc.AppendString(append(b, `","MessageBody":`...), body), '}')
 	}
 	return NewRequest(ActionSendMessageBatch, append(b, "]}"...), c.Signs())
 }
@@ -126,7 +127,7 @@ func (c *Client) Send(ctx context.Context, r Request, entries int) (int, error) 
 // queueURL, long-polling wait seconds. A negative visibility leaves the
 // queue's VisibilityTimeout in force.
 func (c *Client) ReceiveRequest(queueURL string, max, wait, visibility int) Request {
-	b := appendString([]byte(`{"QueueUrl":`), queueURL)
+	b := jsonenc.AppendString([]byte(`{"QueueUrl":`), queueURL)
 	b = strconv.AppendInt(append(b, `,"MaxNumberOfMessages":`...), int64(max), 10)
 	b = strconv.AppendInt(append(b, `,"WaitTimeSeconds":`...), int64(wait), 10)
 	if visibility >= 0 {
@@ -159,12 +160,12 @@ func (c *Client) Delete(ctx context.Context, queueURL string, handles []string, 
 		return "", 0, fmt.Errorf("delete: no receipt handles")
 	}
 	b := make([]byte, 0, 64+len(queueURL)+len(handles)*(len(handles[0])+24))
-	b = appendString(append(b, `{"QueueUrl":`...), queueURL)
+	b = jsonenc.AppendString(append(b, `{"QueueUrl":`...), queueURL)
 	if !batch {
 		if len(handles) != 1 {
 			return ActionDeleteMessage, 0, fmt.Errorf("%s takes one receipt handle, got %d", ActionDeleteMessage, len(handles))
 		}
-		b = append(appendString(append(b, `,"ReceiptHandle":`...), handles[0]), '}')
+		b = append(jsonenc.AppendString(append(b, `,"ReceiptHandle":`...), handles[0]), '}')
 		if err := c.call(ctx, NewRequest(ActionDeleteMessage, b, false), nil); err != nil {
 			return ActionDeleteMessage, 0, err
 		}
@@ -176,54 +177,11 @@ func (c *Client) Delete(ctx context.Context, queueURL string, handles []string, 
 			b = append(b, ',')
 		}
 		b = strconv.AppendInt(append(b, `{"Id":"`...), int64(i), 10)
-		b = append(appendString(append(b, `","ReceiptHandle":`...), h), '}')
+		b = append(jsonenc.AppendString(append(b, `","ReceiptHandle":`...), h), '}')
 	}
 	var out batchAnswer
 	if err := c.call(ctx, NewRequest(ActionDeleteMessageBatch, append(b, "]}"...), false), intoJSON(&out)); err != nil {
 		return ActionDeleteMessageBatch, 0, err
 	}
 	return ActionDeleteMessageBatch, len(out.Successful), out.err(ActionDeleteMessageBatch, len(handles))
-}
-
-// appendString appends s to dst as a JSON string. It escapes what JSON
-// requires and nothing more, so the common case (URLs, base64 handles,
-// letters) is a plain copy.
-func appendString(dst []byte, s string) []byte {
-	const hexDigits = "0123456789abcdef"
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= utf8.RuneSelf {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && size == 1 {
-				dst = append(append(dst, s[start:i]...), `\ufffd`...)
-				i++
-				start = i
-				continue
-			}
-			i += size
-			continue
-		}
-		if c >= 0x20 && c != '"' && c != '\\' {
-			i++
-			continue
-		}
-		dst = append(dst, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			dst = append(dst, '\\', c)
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		default:
-			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-		}
-		i++
-		start = i
-	}
-	return append(append(dst, s[start:]...), '"')
 }

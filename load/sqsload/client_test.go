@@ -1,7 +1,6 @@
 package sqsload
 
 import (
-	"encoding/json"
 	"errors"
 	"reflect"
 	"strings"
@@ -174,20 +173,6 @@ func TestSignedClientSendsSigV4Authorization(t *testing.T) {
 		if !strings.HasPrefix(auth, "AWS4-HMAC-SHA256 Credential=AKIDBENCH/") || !strings.Contains(auth, "/eu-west-1/sqs/aws4_request") ||
 			!strings.Contains(auth, "x-amz-target") {
 			t.Errorf("%s: Authorization %q is not a SigV4 signature over X-Amz-Target for sqs in eu-west-1", action, auth)
-		}
-	}
-}
-
-func TestAppendStringMatchesEncodingJSON(t *testing.T) {
-	for _, s := range []string{"", "plain", `q"uote`, `back\slash`, "tab\tnew\nline\r", "\x00\x1f", "héllo ✓", "bad\xffutf8", "</script>"} {
-		var decoded string
-		if err := json.Unmarshal(appendString(nil, s), &decoded); err != nil {
-			t.Errorf("%q: encoded %s is not JSON: %v", s, appendString(nil, s), err)
-			continue
-		}
-		want := strings.ToValidUTF8(s, "\ufffd")
-		if decoded != want {
-			t.Errorf("%q: round trip gave %q", s, decoded)
 		}
 	}
 }

@@ -3,13 +3,12 @@ package snshttp
 import (
 	"encoding/base64"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 
+	"github.com/heraldmq/herald/internal/jsonenc"
 	"github.com/heraldmq/herald/sns"
 )
 
@@ -214,61 +213,10 @@ func appendAttributes(b []byte, attrs map[string]sns.MessageAttributeValue) []by
 	return append(b, "  }\n"...)
 }
 
-const hexDigits = "0123456789abcdef"
-
-// appendJSONString writes s as a JSON string. Unlike encoding/json it does
-// not escape <, > and &, as AWS does not; invalid UTF-8 becomes U+FFFD.
+// appendJSONString writes s as a JSON string (jsonenc, which does not
+// escape <, > and &, as AWS does not). A run of invalid UTF-8 bytes
+// becomes one U+FFFD, as strings.ToValidUTF8 makes it for the string to
+// sign, so that the envelope reads back as what was signed.
 func appendJSONString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			i++
-			continue
-		}
-		if c < utf8.RuneSelf {
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			// A run of invalid bytes becomes one U+FFFD, as
-			// strings.ToValidUTF8 does for the string to sign.
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			for i++; i < len(s); i++ {
-				if r, size := utf8.DecodeRuneInString(s[i:]); r != utf8.RuneError || size != 1 {
-					break
-				}
-			}
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, `\u202`...)
-			b = strconv.AppendInt(b, int64(r&0xf), 16)
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
+	return jsonenc.AppendString(b, strings.ToValidUTF8(s, "\uFFFD"))
 }
