@@ -71,7 +71,7 @@ func (x *Identifier) Identify(r *http.Request, limit int64) (access.Identity, er
 // isSigV4 reports whether r carries a SigV4 signature.
 func isSigV4(r *http.Request) bool {
 	return strings.HasPrefix(r.Header.Get("Authorization"), "AWS4-HMAC-SHA256") ||
-		r.URL.Query().Has("X-Amz-Signature")
+		(r.URL.RawQuery != "" && r.URL.Query().Has("X-Amz-Signature")) // most requests have no query to parse
 }
 
 // identifySigned checks r's signature over its body, which it reads (at

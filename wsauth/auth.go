@@ -86,6 +86,9 @@ func Token(r *http.Request) string {
 			return strings.TrimSpace(tok)
 		}
 	}
+	if r.URL.RawQuery == "" {
+		return "" // most requests have no query to parse
+	}
 	return r.URL.Query().Get("token")
 }
 
