@@ -12,9 +12,11 @@ import (
 	"github.com/heraldmq/herald/paths"
 )
 
-// maxMetadataDepth is how deeply metadata may nest: encoding/json's limit,
-// which metadata always had.
-const maxMetadataDepth = 10000
+// MaxMetadataDepth is how deeply metadata may nest (the object itself is
+// the first level). Readers of JSON recurse per level: 512 levels take
+// about 256 KiB of stack, 10,000 (encoding/json's limit) 4 MiB, which a
+// client could otherwise make every put cost.
+const MaxMetadataDepth = 512
 
 // metadataReaders recycles the readers of metadata.
 var metadataReaders = sync.Pool{New: func() any { return new(jsonscan.Reader) }}
@@ -71,7 +73,7 @@ func readMetadata(raw []byte) ([]string, error) {
 		metadataReaders.Put(r)
 	}()
 	r.Reset(raw)
-	r.SetMaxDepth(maxMetadataDepth)
+	r.SetMaxDepth(MaxMetadataDepth)
 	var names memberNames
 	var list []string
 	err := r.ObjectBytes(func(name []byte) error {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/heraldmq/herald"
 	"github.com/heraldmq/herald/api"
+	"github.com/heraldmq/herald/cache"
 	"github.com/heraldmq/herald/internal/jsonscan"
 )
 
@@ -23,9 +24,9 @@ func DecodePutRequest(data []byte) (api.PutRequest, error) {
 	return req, err
 }
 
-// maxJSONDepth is how deeply a request's values (metadata, above all) may
-// nest: encoding/json's own limit, which Herald's requests always had.
-const maxJSONDepth = 10000
+// maxJSONDepth is how deeply a request's values may nest: the request
+// object around metadata nested as deeply as the cache takes it.
+const maxJSONDepth = cache.MaxMetadataDepth + 1
 
 // jsonReaders recycles the readers of request bodies (and their scratch
 // buffers for escaped strings).

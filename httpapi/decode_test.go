@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/heraldmq/herald/api"
+	"github.com/heraldmq/herald/cache"
 )
 
 // FuzzDecodeStrictAgreesWithEncodingJSON holds the one-pass reader of put
@@ -138,5 +139,16 @@ func BenchmarkDecodePutRequest(b *testing.B) {
 		if err := decodeStrict(body, &req); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestDecodeStrictTakesMetadataAsDeepAsTheCache: a request holding metadata
+// nested to the cache's limit is read, so the cache's limit is the one that
+// applies.
+func TestDecodeStrictTakesMetadataAsDeepAsTheCache(t *testing.T) {
+	deep := `{"metadata":` + strings.Repeat("[", cache.MaxMetadataDepth) + strings.Repeat("]", cache.MaxMetadataDepth) + `}`
+	var req api.PutRequest
+	if err := decodeStrict([]byte(deep), &req); err != nil {
+		t.Fatalf("metadata %d levels deep: %v", cache.MaxMetadataDepth, err)
 	}
 }
