@@ -8,8 +8,6 @@
 //
 // # Layout of the message cache
 //
-// # Layout
-//
 // A message is written once by id (table messages) and referred to from four
 // indexes, each one query per read with no multi-partition transaction (the
 // CQL, with the reasoning behind each choice, is in schema.go):

@@ -16,6 +16,7 @@
 // that Pebble adds up with the DB's merge operator (rollup_merge.go), and
 // a reaper for event records and buckets past their retention). keys.go
 // has every keyspace; options.go tunes Pebble for it (16 MiB memtables,
-// output files ended at keyspace boundaries), and Collector exports the
+// output files ended at keyspace boundaries, values of 256 bytes or more
+// kept in blob files that compactions do not rewrite), and Collector exports the
 // write path's figures (WAL fsyncs, flushes, compactions) to Prometheus.
 package pebblestore
