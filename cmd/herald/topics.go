@@ -2,16 +2,12 @@ package main
 
 import (
 	"context"
-	"crypto/sha1"
-	"encoding/binary"
 	"fmt"
 	"log/slog"
 	"os"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-
-	"github.com/google/uuid"
 
 	"github.com/heraldmq/herald/access"
 	"github.com/heraldmq/herald/cache"
@@ -144,25 +140,9 @@ func (p cachePaths) PutNotification(ctx context.Context, path string, n sns.Noti
 		return err
 	}
 	ctx = access.WithIdentity(ctx, access.Identity{Account: account, Subject: n.TopicARN, Grants: p.grants(account)})
-	id := stableV1(n.MessageID+"\x00"+path, n.Timestamp)
+	id := uuidv1.Stable(n.MessageID+"\x00"+path, n.Timestamp)
 	_, _, err = p.c.Put(ctx, cache.PutInput{MessageID: id.String(), Metadata: meta, Body: []byte(n.Message)})
 	return err
-}
-
-// stableV1 is a version 1 UUID determined by key and t: its time is t's
-// millisecond plus a sub-millisecond offset, and its clock sequence and
-// node come from a hash of key. The same notification delivered twice to
-// one path gets the same id (the cache stores it once); two paths get two.
-func stableV1(key string, t time.Time) uuid.UUID {
-	sum := sha1.Sum([]byte(key))
-	// 100 ns ticks since 1582-10-15, rounded down to the millisecond.
-	ticks := uint64(t.UnixMilli())*10000 + uuidv1.GregorianToUnix
-	ticks += uint64(binary.BigEndian.Uint16(sum[0:2])) % 10000
-	var id uuid.UUID
-	uuidv1.SetTime(&id, ticks)
-	copy(id[8:], sum[2:10])
-	id[8] = id[8]&0x3f | 0x80 // RFC 4122 variant
-	return id
 }
 
 // registerSNSMetrics exposes the SNS service's delivery counters on

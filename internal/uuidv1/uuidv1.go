@@ -1,6 +1,7 @@
-// Package uuidv1 writes the timestamp of version 1 UUIDs (RFC 4122): the
-// message ids Herald makes and the ones its tests forge share one layout of
-// the 60-bit time.
+// Package uuidv1 writes version 1 UUIDs (RFC 4122): the timestamp, whose
+// 60-bit layout the message ids Herald makes and the ones its tests forge
+// share (SetTime), and ids determined by a key and a time (Stable), which
+// make repeated cache puts of one event idempotent.
 package uuidv1
 
 import (
