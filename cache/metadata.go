@@ -25,7 +25,7 @@ var metadataReaders = sync.Pool{New: func() any { return new(jsonscan.Reader) }}
 var errPathsShape = errors.New("metadata.paths must be an array of path strings")
 
 // parseMetadata checks that raw is a JSON object within the size limit, in
-// UTF-8, with no member name twice, whose "paths" member lists 1..MaxPaths
+// UTF-8, with no member name twice (a set, as awsapi's maps check it), whose "paths" member lists 1..MaxPaths
 // valid paths. It returns a compacted copy of raw together with the paths,
 // deduplicated in their original order. One pass of internal/jsonscan
 // checks the whole text.
@@ -74,12 +74,13 @@ func readMetadata(raw []byte) ([]string, error) {
 	}()
 	r.Reset(raw)
 	r.SetMaxDepth(MaxMetadataDepth)
-	var names memberNames
+	names := map[string]struct{}{}
 	var list []string
 	err := r.ObjectBytes(func(name []byte) error {
-		if !names.add(name) {
+		if _, dup := names[string(name)]; dup {
 			return fmt.Errorf("member %q appears more than once", herald.Clip(string(name)))
 		}
+		names[string(name)] = struct{}{}
 		if string(name) != "paths" {
 			return nil // skipped, and checked as it is
 		}
@@ -99,38 +100,6 @@ func readMetadata(raw []byte) ([]string, error) {
 		err = r.End()
 	}
 	return list, err
-}
-
-// memberNames is the set of an object's member names read so far: a list
-// while the object is small, a map once it is not, so that an object of
-// many members is not checked in quadratic time.
-type memberNames struct {
-	list [][]byte
-	set  map[string]struct{}
-}
-
-// add adds name and reports whether it was new. name must stay unchanged.
-func (n *memberNames) add(name []byte) bool {
-	if n.set == nil {
-		for _, seen := range n.list {
-			if bytes.Equal(seen, name) {
-				return false
-			}
-		}
-		if len(n.list) < 16 {
-			n.list = append(n.list, name)
-			return true
-		}
-		n.set = make(map[string]struct{}, 2*len(n.list))
-		for _, seen := range n.list {
-			n.set[string(seen)] = struct{}{}
-		}
-	}
-	if _, ok := n.set[string(name)]; ok {
-		return false
-	}
-	n.set[string(name)] = struct{}{}
-	return true
 }
 
 // compact returns a copy of the valid JSON text b without insignificant

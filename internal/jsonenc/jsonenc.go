@@ -2,8 +2,9 @@
 // wherever JSON is written by hand (the AWS edge's hot answers, SNS
 // notification envelopes, the SQS load generator). It escapes what JSON
 // needs and not the HTML characters encoding/json escapes by default, and
-// skips plain text eight bytes at a time (BenchmarkAppendString: several
-// times encoding/json's speed on message bodies).
+// skips plain text eight bytes at a time (BenchmarkAppendString: 7 times
+// encoding/json's speed on plain text, 1.3 times on an escape-dense JSON
+// body).
 package jsonenc
 
 import (
