@@ -67,13 +67,13 @@ func liveFrame(pattern, path string, msg []byte) []byte {
 	return b
 }
 
-// positionSize bounds what withPosition adds to a frame.
-const positionSize = len(`,"offset":18446744073709551615,"epoch":"0123456789abcdef"`)
+// positionSize bounds what appendPosition appends.
+const positionSize = len(`,"offset":18446744073709551615,"epoch":"0123456789abcdef"}`)
 
-// withPosition appends to dst the live frame b (which ends with '}') with
-// the subscription's offset and the store's epoch as its last members.
-func withPosition(dst, b []byte, offset uint64, epoch string) []byte {
-	dst = append(dst, b[:len(b)-1]...)
+// appendPosition appends to dst what ends a live frame in place of its
+// last '}': the subscription's offset and the store's epoch, as its last
+// members.
+func appendPosition(dst []byte, offset uint64, epoch string) []byte {
 	dst = append(dst, `,"offset":`...)
 	dst = strconv.AppendUint(dst, offset, 10)
 	dst = append(dst, `,"epoch":"`...)

@@ -7,7 +7,9 @@
 // frames in order, and a writer goroutine only while frames wait in its
 // send queue, which is bounded in bytes. Events callbacks only offer
 // frames to that queue and never block; a client that lets it overflow is
-// closed with 4008.
+// closed with 4008. The writer writes text frames beneath the WebSocket
+// library, gathered into pooled buffers; the library keeps the handshake,
+// the reading and the control frames (framewriter.go).
 package ws
 
 import (
@@ -41,7 +43,9 @@ type Handler struct {
 	enc   messageEncoder // live events' message JSON, shared by all connections
 	conns conns          // open connections, for Shutdown
 	stats Stats
-	hooks testHooks // nil functions outside tests
+	// batches are the buffers writers gather frames in (framewriter.go).
+	batches batchPool
+	hooks   testHooks // nil functions outside tests
 }
 
 // testHooks let tests pin down interleavings; each is nil in production
@@ -54,6 +58,7 @@ type testHooks struct {
 // NewHandler returns the WebSocket endpoint over cfg.Cache and cfg.Events.
 func NewHandler(cfg Config) *Handler {
 	h := &Handler{cfg: cfg.withDefaults()}
+	h.batches.size = h.cfg.WriteBufferBytes
 	h.watchResumes()
 	return h
 }
@@ -70,7 +75,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.cfg.Authenticate != nil {
 		id, authErr = h.cfg.Authenticate(r)
 	}
-	uw := &upgradeWriter{ResponseWriter: w, readSize: h.cfg.ReadBufferBytes, writeSize: h.cfg.WriteBufferBytes}
+	uw := &upgradeWriter{ResponseWriter: w, readSize: h.cfg.ReadBufferBytes}
 	wsc, err := websocket.Accept(uw, r, &websocket.AcceptOptions{OriginPatterns: h.cfg.OriginPatterns})
 	if err != nil {
 		h.cfg.Logger.Debug("websocket upgrade failed", "err", err, "remote", r.RemoteAddr)
@@ -88,6 +93,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c := &conn{
 		h:      h,
 		ws:     wsc,
+		fw:     uw.fw,
 		id:     id,
 		ctx:    ctx,
 		cancel: cancel,
@@ -141,6 +147,7 @@ func closeReason(s string) string {
 type conn struct {
 	h      *Handler
 	ws     *websocket.Conn
+	fw     *frameWriter // writes the text frames (framewriter.go)
 	id     access.Identity
 	ctx    context.Context // ends when the connection is being torn down
 	cancel context.CancelFunc
@@ -174,38 +181,69 @@ func (c *conn) closeWith(code websocket.StatusCode, reason string) {
 // of frames must be written within WriteTimeout (see stuck.go).
 func (c *conn) writeFrames() {
 	defer c.writingSince.Store(0)
-	var scratch []byte // live frames with their position
 	for {
 		items := c.out.next()
 		if items == nil {
 			return
 		}
 		c.writingSince.Store(time.Now().UnixNano())
-		for _, it := range items {
-			if c.closing.Load() {
-				break
-			}
-			b := it.b
-			if it.offset != 0 {
-				scratch = withPosition(scratch[:0], b, it.offset, c.h.cfg.Cache.Epoch())
-				b = scratch
-			}
-			if b == nil {
-				var err error
-				if b, err = marshal(it.v); err != nil {
-					c.h.cfg.Logger.Error("websocket frame encoding failed", "err", err)
-					continue
-				}
-			}
-			// No deadline in the context: the library would arm a timer
-			// per frame; the sweeper of stuck writes bounds it instead.
-			if err := c.ws.Write(context.Background(), websocket.MessageText, b); err != nil {
-				c.closeWith(websocket.StatusGoingAway, "write failed")
-				return
-			}
-			c.h.stats.FramesSent.Add(1)
+		if err := c.writeBatch(items); err != nil {
+			c.closeWith(websocket.StatusGoingAway, "write failed")
+			return
 		}
 	}
+}
+
+// writeBatch writes the frames of items, gathered into write calls of at
+// most WriteBufferBytes; a frame larger than that is written alone, from
+// where it lies.
+func (c *conn) writeBatch(items []outItem) error {
+	pb := c.h.batches.get()
+	defer c.h.batches.put(pb)
+	buf := *pb
+	var sent int64
+	var pos [positionSize]byte
+	for _, it := range items {
+		if c.closing.Load() {
+			break
+		}
+		payload, suffix := it.b, []byte(nil)
+		if it.offset != 0 {
+			// A live frame shared by every subscriber: its last '}' gives
+			// way to this subscription's offset and the store's epoch.
+			payload, suffix = it.b[:len(it.b)-1], appendPosition(pos[:0], it.offset, c.h.cfg.Cache.Epoch())
+		}
+		if payload == nil {
+			var err error
+			if payload, err = marshal(it.v); err != nil {
+				c.h.cfg.Logger.Error("websocket frame encoding failed", "err", err)
+				continue
+			}
+		}
+		n := len(payload) + len(suffix)
+		if len(buf)+maxHeaderBytes+n > cap(buf) && len(buf) > 0 {
+			if err := c.fw.writeFrames(buf); err != nil {
+				return err
+			}
+			buf = buf[:0]
+		}
+		if maxHeaderBytes+n > cap(buf) {
+			if err := c.fw.writeLargeFrame(payload, suffix); err != nil {
+				return err
+			}
+		} else {
+			buf = append(append(appendTextHeader(buf, n), payload...), suffix...)
+		}
+		sent++
+	}
+	if len(buf) > 0 {
+		if err := c.fw.writeFrames(buf); err != nil {
+			return err
+		}
+	}
+	*pb = buf
+	c.h.stats.FramesSent.Add(sent)
+	return nil
 }
 
 // slowConsumer closes a connection whose send queue overflowed.

@@ -8,20 +8,23 @@ import (
 
 // Buffer sizes of an upgraded connection. net/http hands a hijacked
 // connection over with its own 4 KiB reader and writer, which the
-// WebSocket library keeps for the connection's life: 8 KiB per idle
-// device. Client frames are small requests, and a server frame larger
-// than the write buffer costs one more write call, so smaller buffers
-// serve the protocol as well at a fraction of the memory.
+// WebSocket library would keep for the connection's life: 8 KiB per idle
+// device. Client frames are small requests, so a small read buffer serves
+// them as well. The library writes only control frames, through a buffer
+// of controlBufferBytes; Herald's frames are gathered in buffers of
+// DefaultWriteBufferBytes taken from a pool only while a batch is written.
 const (
 	DefaultReadBufferBytes  = 512
-	DefaultWriteBufferBytes = 1024
+	DefaultWriteBufferBytes = 16 << 10
 )
 
 // upgradeWriter wraps the ResponseWriter of an upgrade so that Hijack
-// returns buffers of its sizes.
+// returns a read buffer of readSize and a write buffer over fw, the
+// frameWriter of the connection.
 type upgradeWriter struct {
 	http.ResponseWriter
-	readSize, writeSize int
+	readSize int
+	fw       *frameWriter // set by Hijack
 }
 
 // Hijack takes the connection from net/http and gives it new buffers.
@@ -42,7 +45,8 @@ func (u *upgradeWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 		// net/http's reader, which holds them.
 		br = bufio.NewReaderSize(nc, u.readSize)
 	}
-	return nc, bufio.NewReadWriter(br, bufio.NewWriterSize(nc, u.writeSize)), nil
+	u.fw = &frameWriter{nc: nc}
+	return nc, bufio.NewReadWriter(br, bufio.NewWriterSize(u.fw, controlBufferBytes)), nil
 }
 
 // Unwrap lets http.ResponseController reach the wrapped writer.

@@ -73,7 +73,7 @@ type Config struct {
 	RecoverOverlap   time.Duration // how far before a since position recover starts; negative: not at all
 	WriteTimeout     time.Duration // longest wait for one batch of frame writes
 	ReadBufferBytes  int           // read buffer of a connection (DefaultReadBufferBytes)
-	WriteBufferBytes int           // write buffer of a connection; larger frames cost one more write call
+	WriteBufferBytes int           // frames gathered into one write call, in buffers shared through a pool (DefaultWriteBufferBytes); a larger frame is written alone
 	OriginPatterns   []string      // extra allowed Origin hosts (websocket.AcceptOptions)
 	Logger           *slog.Logger
 }

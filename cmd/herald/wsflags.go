@@ -37,7 +37,7 @@ func (c *wsConfig) register(fs *flag.FlagSet) {
 	fs.DurationVar(&c.pingInterval, "ws-ping-interval", ws.DefaultPingInterval, "WebSocket ping interval; a pong missing by the next ping closes the connection (4004)")
 	fs.DurationVar(&c.writeTimeout, "ws-write-timeout", ws.DefaultWriteTimeout, "longest a client may hold a write (its TCP window closed) before the connection is ended")
 	fs.IntVar(&c.readBufferBytes, "ws-read-buffer-bytes", ws.DefaultReadBufferBytes, "read buffer of each WebSocket connection")
-	fs.IntVar(&c.writeBufferBytes, "ws-write-buffer-bytes", ws.DefaultWriteBufferBytes, "write buffer of each WebSocket connection; a larger frame costs one more write call")
+	fs.IntVar(&c.writeBufferBytes, "ws-write-buffer-bytes", ws.DefaultWriteBufferBytes, "bytes of frames a WebSocket connection's writer gathers into one write call, in buffers shared through a pool (not held by idle connections); a larger frame is written alone")
 }
 
 // overlap is ws.Config.RecoverOverlap: the flag's 0 (none) is negative
