@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"net"
 	"sync"
+	"syscall"
 )
 
 // Herald writes its text frames itself, beneath the WebSocket library.
@@ -14,9 +15,10 @@ import (
 // a batch of frames into one buffer taken from a pool, written in one
 // system call. The library's own path costs two channel locks, a copy into
 // the connection's buffer and a flush per frame, and the buffer stays with
-// the connection for its life; in a 10,000-way fan-out that was 15% of the
+// the connection for its life; in a 10,000-way fan-out that was 17% of the
 // server's CPU (BENCHMARKS.md, "WebSocket fan-out: frames written beneath
-// the library").
+// the library"). Writing beneath the library also lets the pool's writers
+// write without waiting for the socket (tryWriteHold).
 
 // controlBufferBytes is the library's write buffer: a server's control
 // frame (a 2-byte header and at most 125 bytes) fits in it whole, so the
@@ -39,8 +41,20 @@ const (
 // frame no text frame follows it.
 type frameWriter struct {
 	nc        net.Conn
+	rc        syscall.RawConn // nc's, to write without waiting; nil when nc has none (TLS)
 	mu        sync.Mutex
 	closeSent bool
+}
+
+// newFrameWriter returns nc's frameWriter.
+func newFrameWriter(nc net.Conn) *frameWriter {
+	w := &frameWriter{nc: nc}
+	if sc, ok := nc.(syscall.Conn); ok {
+		if rc, err := sc.SyscallConn(); err == nil {
+			w.rc = rc
+		}
+	}
+	return w
 }
 
 // Write writes what the library flushes: one whole control frame per call,
@@ -65,6 +79,59 @@ func (w *frameWriter) writeFrames(b []byte) error {
 	if w.closeSent {
 		return net.ErrClosed
 	}
+	_, err := w.nc.Write(b)
+	return err
+}
+
+// tryWriteHold writes as much of b, whole frames, as the socket takes
+// now, without waiting; w.rc must be set. When it returns 0 <= n < len(b)
+// and no error, it leaves w.mu held, so that nothing comes between the
+// part of a frame written and the rest: the caller must then call
+// finishHeld, from any goroutine. It returns -1, having written nothing,
+// when the library is writing a control frame (which may itself wait for
+// a full socket): the caller then writes b with writeFrames, elsewhere.
+func (w *frameWriter) tryWriteHold(b []byte) (n int, err error) {
+	if !w.mu.TryLock() {
+		return -1, nil
+	}
+	if w.closeSent {
+		w.mu.Unlock()
+		return 0, net.ErrClosed
+	}
+	var werr error
+	err = w.rc.Write(func(fd uintptr) bool {
+		for n < len(b) {
+			m, e := syscall.Write(int(fd), b[n:])
+			if m > 0 {
+				n += m
+			}
+			switch {
+			case e == syscall.EINTR:
+				continue
+			case e == syscall.EAGAIN:
+				return true // full: the rest waits for finishHeld
+			case e != nil:
+				werr = e
+				return true
+			case m <= 0:
+				return true
+			}
+		}
+		return true // never wait for the socket here
+	})
+	if err == nil {
+		err = werr
+	}
+	if err != nil || n == len(b) {
+		w.mu.Unlock()
+	}
+	return n, err
+}
+
+// finishHeld writes b, waiting for the socket as long as it must, and
+// releases the lock tryWriteHold left held.
+func (w *frameWriter) finishHeld(b []byte) error {
+	defer w.mu.Unlock()
 	_, err := w.nc.Write(b)
 	return err
 }

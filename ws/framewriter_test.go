@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -257,4 +258,68 @@ func TestControlAndTextFramesDoNotInterleave(t *testing.T) {
 		}
 		next[w]++
 	}
+}
+
+// A write the socket cannot take whole leaves the connection's lock held
+// until it is finished, so that a control frame the library writes
+// meanwhile comes after the half-written frame, never inside it.
+func TestPartialWriteHoldsTheConnection(t *testing.T) {
+	p, _, br := newRawFramePair(t, true)
+	const frames = 4000 // about 64 MB: more than the socket buffers hold
+	var batch []byte
+	for i := range frames {
+		body := append(fmt.Appendf(nil, "%06d", i), bytes.Repeat([]byte{'y'}, 16000)...)
+		batch = append(appendTextHeader(batch, len(body)), body...)
+	}
+	n, err := p.fw.tryWriteHold(batch)
+	if err != nil || n >= len(batch) {
+		t.Fatalf("tryWriteHold wrote %d of %d bytes (%v); want a partial write", n, len(batch), err)
+	}
+	if p.fw.mu.TryLock() {
+		t.Fatal("the lock was released with the batch half written")
+	}
+	ping := []byte{finBit | 0x9, 0}
+	pinged := make(chan error, 1)
+	go func() { _, err := p.fw.Write(ping); pinged <- err }() // as the library writes a control frame
+	finished := make(chan error, 1)
+	go func() { finished <- p.fw.finishHeld(batch[n:]) }()
+
+	for i := range frames {
+		op, payload := readRawFrame(t, br)
+		if op != finBit|opText || string(payload[:6]) != fmt.Sprintf("%06d", i) || len(payload) != 16006 {
+			t.Fatalf("frame %d: opcode %#x, %d bytes starting %.6q", i, op, len(payload), payload)
+		}
+	}
+	if op, _ := readRawFrame(t, br); op != finBit|0x9 {
+		t.Fatalf("after the batch: opcode %#x, want the ping", op)
+	}
+	if err := <-finished; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-pinged; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// readRawFrame reads one unmasked frame: its first byte and its payload.
+func readRawFrame(t *testing.T, br *bufio.Reader) (byte, []byte) {
+	t.Helper()
+	var h [10]byte
+	if _, err := io.ReadFull(br, h[:2]); err != nil {
+		t.Fatal(err)
+	}
+	n := int(h[1] & 0x7f)
+	switch n {
+	case 126:
+		io.ReadFull(br, h[2:4])
+		n = int(binary.BigEndian.Uint16(h[2:4]))
+	case 127:
+		io.ReadFull(br, h[2:10])
+		n = int(binary.BigEndian.Uint64(h[2:10]))
+	}
+	payload := make([]byte, n)
+	if _, err := io.ReadFull(br, payload); err != nil {
+		t.Fatal(err)
+	}
+	return h[0], payload
 }

@@ -4,12 +4,14 @@
 // and push delivery of SQS queues through a QueuePush factory.
 //
 // Each connection has one reader goroutine, which handles the client's
-// frames in order, and a writer goroutine only while frames wait in its
-// send queue, which is bounded in bytes. Events callbacks only offer
-// frames to that queue and never block; a client that lets it overflow is
-// closed with 4008. The writer writes text frames beneath the WebSocket
-// library, gathered into pooled buffers; the library keeps the handshake,
-// the reading and the control frames (framewriter.go).
+// frames in order, and a send queue bounded in bytes. Events callbacks
+// only offer frames to that queue and never block; a client that lets it
+// overflow is closed with 4008. Queued frames are written by a small pool
+// of writers, without waiting for the socket; a connection whose socket is
+// full (or that uses TLS) gets a writer goroutine of its own until its
+// queue is empty (writerpool.go). Writers write text frames beneath the
+// WebSocket library, gathered into pooled buffers; the library keeps the
+// handshake, the reading and the control frames (framewriter.go).
 package ws
 
 import (
@@ -45,7 +47,8 @@ type Handler struct {
 	stats Stats
 	// batches are the buffers writers gather frames in (framewriter.go).
 	batches batchPool
-	hooks   testHooks // nil functions outside tests
+	writers writerPool // writers of connections that need not wait (writerpool.go)
+	hooks   testHooks  // nil functions outside tests
 }
 
 // testHooks let tests pin down interleavings; each is nil in production
@@ -53,6 +56,7 @@ type Handler struct {
 type testHooks struct {
 	phaseFrame func() // a latest or recover frame is about to be queued (the phase lock is held)
 	stopping   func() // a subscription's stop has cancelled it and is about to take the phase lock
+	handover   func() // a pool writer hands a connection whose socket is full to a goroutine of its own
 }
 
 // NewHandler returns the WebSocket endpoint over cfg.Cache and cfg.Events.
@@ -100,7 +104,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		subs:   map[string]*subscription{},
 		queues: map[string]QueuePush{},
 	}
-	c.out = newSendQueue(h.cfg.SendQueueBytes, c.writeFrames, c.slowConsumer)
+	c.out = newSendQueue(h.cfg.SendQueueBytes, c.startWriter, c.slowConsumer)
 	if !h.conns.add(c) {
 		wsc.Close(websocket.StatusGoingAway, "server shutting down")
 		cancel()
@@ -174,76 +178,6 @@ func (c *conn) closeWith(code websocket.StatusCode, reason string) {
 			c.h.cfg.Logger.Debug("websocket closed", "code", code, "err", err)
 		}()
 	})
-}
-
-// writeFrames writes the queued frames until the queue is empty; the send
-// queue runs it on a goroutine of its own whenever frames wait. Each batch
-// of frames must be written within WriteTimeout (see stuck.go).
-func (c *conn) writeFrames() {
-	defer c.writingSince.Store(0)
-	for {
-		items := c.out.next()
-		if items == nil {
-			return
-		}
-		c.writingSince.Store(time.Now().UnixNano())
-		if err := c.writeBatch(items); err != nil {
-			c.closeWith(websocket.StatusGoingAway, "write failed")
-			return
-		}
-	}
-}
-
-// writeBatch writes the frames of items, gathered into write calls of at
-// most WriteBufferBytes; a frame larger than that is written alone, from
-// where it lies.
-func (c *conn) writeBatch(items []outItem) error {
-	pb := c.h.batches.get()
-	defer c.h.batches.put(pb)
-	buf := *pb
-	var sent int64
-	var pos [positionSize]byte
-	for _, it := range items {
-		if c.closing.Load() {
-			break
-		}
-		payload, suffix := it.b, []byte(nil)
-		if it.offset != 0 {
-			// A live frame shared by every subscriber: its last '}' gives
-			// way to this subscription's offset and the store's epoch.
-			payload, suffix = it.b[:len(it.b)-1], appendPosition(pos[:0], it.offset, c.h.cfg.Cache.Epoch())
-		}
-		if payload == nil {
-			var err error
-			if payload, err = marshal(it.v); err != nil {
-				c.h.cfg.Logger.Error("websocket frame encoding failed", "err", err)
-				continue
-			}
-		}
-		n := len(payload) + len(suffix)
-		if len(buf)+maxHeaderBytes+n > cap(buf) && len(buf) > 0 {
-			if err := c.fw.writeFrames(buf); err != nil {
-				return err
-			}
-			buf = buf[:0]
-		}
-		if maxHeaderBytes+n > cap(buf) {
-			if err := c.fw.writeLargeFrame(payload, suffix); err != nil {
-				return err
-			}
-		} else {
-			buf = append(append(appendTextHeader(buf, n), payload...), suffix...)
-		}
-		sent++
-	}
-	if len(buf) > 0 {
-		if err := c.fw.writeFrames(buf); err != nil {
-			return err
-		}
-	}
-	*pb = buf
-	c.h.stats.FramesSent.Add(sent)
-	return nil
 }
 
 // slowConsumer closes a connection whose send queue overflowed.

@@ -45,7 +45,7 @@ func (u *upgradeWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 		// net/http's reader, which holds them.
 		br = bufio.NewReaderSize(nc, u.readSize)
 	}
-	u.fw = &frameWriter{nc: nc}
+	u.fw = newFrameWriter(nc)
 	return nc, bufio.NewReadWriter(br, bufio.NewWriterSize(u.fw, controlBufferBytes)), nil
 }
 

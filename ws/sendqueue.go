@@ -23,25 +23,26 @@ type outItem struct {
 // the reader rather than failing a client that does read.
 //
 // The queue has no goroutine of its own while it is empty: the first frame
-// queued starts drain on a new goroutine, which takes frames until none is
-// left and then ends. An idle connection so holds no writer stack.
+// queued calls start, which has a writer (the pool's, or a new goroutine)
+// take frames with next until none is left. An idle connection so holds no
+// writer stack.
 type sendQueue struct {
 	mu       sync.Mutex
 	items    []outItem
 	bytes    int
 	limit    int
 	closed   bool
-	draining bool          // a drain goroutine runs
+	draining bool          // a writer has been started and has not found the queue empty
 	room     chan struct{} // the writer took frames
 	over     chan struct{} // closed on overflow
 	once     sync.Once
 
-	drain      func() // writes frames, taking them with next, until next is empty
+	start      func() // has a writer take frames with next until next is empty; called with mu held
 	onOverflow func() // called once, on a goroutine of its own, on overflow
 }
 
-func newSendQueue(limit int, drain, onOverflow func()) *sendQueue {
-	return &sendQueue{limit: limit, room: make(chan struct{}, 1), over: make(chan struct{}), drain: drain, onOverflow: onOverflow}
+func newSendQueue(limit int, start, onOverflow func()) *sendQueue {
+	return &sendQueue{limit: limit, room: make(chan struct{}, 1), over: make(chan struct{}), start: start, onOverflow: onOverflow}
 }
 
 // offer queues it without blocking; false when the connection is closed or
@@ -85,13 +86,13 @@ func (q *sendQueue) put(ctx context.Context, it outItem) bool {
 	}
 }
 
-// push appends it and starts a drain unless one runs; q.mu is held.
+// push appends it and starts a writer unless one has been; q.mu is held.
 func (q *sendQueue) push(it outItem) {
 	q.items = append(q.items, it)
 	q.bytes += it.n
 	if !q.draining {
 		q.draining = true
-		go q.drain()
+		q.start()
 	}
 }
 
@@ -105,8 +106,8 @@ func (q *sendQueue) overflow() {
 	})
 }
 
-// next removes every queued frame for the drain goroutine; when there is
-// none (or the queue is closed) it returns nil and the drain must end.
+// next removes every queued frame for the writer; when there is none (or
+// the queue is closed) it returns nil and the writer must stop.
 func (q *sendQueue) next() []outItem {
 	q.mu.Lock()
 	defer q.mu.Unlock()

@@ -7,8 +7,8 @@ import (
 	"time"
 )
 
-// The queue starts a drain only when frames wait and none runs, and the
-// drain ends once the queue is empty: frames are written in order, and an
+// The queue starts a writer only when frames wait and none runs, and the
+// writer ends once the queue is empty: frames are written in order, and an
 // idle queue has no goroutine.
 func TestSendQueueDrainsOnDemand(t *testing.T) {
 	var (
@@ -19,7 +19,7 @@ func TestSendQueueDrainsOnDemand(t *testing.T) {
 		release = make(chan struct{})
 	)
 	var q *sendQueue
-	q = newSendQueue(1<<20, func() {
+	drain := func() {
 		defer running.Done()
 		<-release // the whole burst is queued first
 		mu.Lock()
@@ -32,7 +32,10 @@ func TestSendQueueDrainsOnDemand(t *testing.T) {
 				mu.Unlock()
 			}
 		}
-	}, nil)
+	}
+	// As the Handler's connections start a goroutine of their own when
+	// the writer pool cannot take them.
+	q = newSendQueue(1<<20, func() { go drain() }, nil)
 	for round := range 3 {
 		running.Add(1)
 		for i := range 100 {

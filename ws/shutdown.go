@@ -29,6 +29,7 @@ func (cs *conns) add(c *conn) bool {
 		cs.open = map[*conn]struct{}{}
 		cs.done = make(chan struct{})
 		go c.h.sweepStuckWrites()
+		c.h.writers.start()
 	}
 	cs.open[c] = struct{}{}
 	c.h.stats.Accepted.Add(1)
@@ -67,6 +68,7 @@ func (h *Handler) Shutdown(ctx context.Context) error {
 			close(h.conns.done)
 		}
 		h.conns.closed = true
+		h.writers.stop() // what is ready is still written; later frames get goroutines of their own
 		h.conns.empty = make(chan struct{})
 		h.conns.closeIfEmpty()
 	}

@@ -2,8 +2,10 @@ package http1
 
 import (
 	"bufio"
+	"errors"
 	"net"
 	"sync"
+	"syscall"
 )
 
 // handoffListener is the listener the Fallback serves: Accept returns the
@@ -59,4 +61,16 @@ func (c *replayConn) Read(p []byte) (int, error) {
 		c.br = nil
 	}
 	return c.Conn.Read(p)
+}
+
+// SyscallConn returns the raw connection of a handed-over TCP connection,
+// so that a WebSocket writer may write to it without waiting (ws's
+// frameWriter). Only writes may go through it: a read would skip what
+// the lean server had buffered.
+func (c *replayConn) SyscallConn() (syscall.RawConn, error) {
+	sc, ok := c.Conn.(syscall.Conn)
+	if !ok {
+		return nil, errors.ErrUnsupported
+	}
+	return sc.SyscallConn()
 }

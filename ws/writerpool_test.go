@@ -1,0 +1,85 @@
+package ws
+
+import (
+	"context"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/heraldmq/herald/cache"
+)
+
+// A client that does not read while more is sent than the socket buffers
+// hold makes a pool writer hand its connection over to a goroutine of its
+// own; once the client reads, every frame arrives, whole and in order.
+func TestWriterHandsOverAFullSocket(t *testing.T) {
+	e := newEnv(t, func(c *Config) { c.SendQueueBytes, c.WriteTimeout = 256<<20, time.Minute })
+	var handovers atomic.Int64
+	e.h.hooks.handover = func() { handovers.Add(1) }
+	slow := e.dial(t)
+	slow.subscribe("s", "big", nil)
+
+	// Frames of about 11 KB, each fitting in a batch: only a full socket
+	// makes the writer hand over. 3,000 are about 33 MB.
+	const messages = 3000
+	body := []byte(strings.Repeat("x", 8<<10))
+	ids := make([]string, messages)
+	for i := range ids {
+		m := &cache.Message{ID: uuid.Must(uuid.NewUUID()), Paths: []string{"big"}, Metadata: []byte(`{"paths":["big"]}`), Body: body}
+		ids[i] = m.ID.String()
+		if err := e.events.Publish(context.Background(), m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eventually(t, "a writer to find the socket full", func() bool { return handovers.Load() > 0 })
+	for i, id := range ids {
+		f := slow.expect("message")
+		if got := f.msgID(); got != id {
+			t.Fatalf("message %d is %s, want %s", i, got, id)
+		}
+		if off, _ := f["offset"].(float64); int(off) != i+1 {
+			t.Fatalf("message %d has offset %v, want %d", i, f["offset"], i+1)
+		}
+	}
+	// The connection is whole afterwards: requests are still answered.
+	slow.send(map[string]any{"type": "ping", "id": "after"})
+	if r := slow.expect("pong"); r.str("id") != "after" {
+		t.Fatalf("pong %v", r)
+	}
+}
+
+// A connection whose frameWriter is busy (the library writing a control
+// frame to a full socket) is handed over at once: the pool's writer never
+// waits for it, and the connection gets its frame once the lock is free.
+func TestBusyConnectionIsHandedOver(t *testing.T) {
+	e := newEnv(t, nil)
+	var handovers atomic.Int64
+	e.h.hooks.handover = func() { handovers.Add(1) }
+	busy, other := e.dial(t), e.dial(t)
+	busy.subscribe("b", "x.*", nil)
+	other.subscribe("o", "x.#", nil)
+	var fw *frameWriter
+	e.h.conns.mu.Lock()
+	for c := range e.h.conns.open {
+		c.mu.Lock()
+		if _, ok := c.subs["x.*"]; ok {
+			fw = c.fw
+		}
+		c.mu.Unlock()
+	}
+	e.h.conns.mu.Unlock()
+	fw.mu.Lock() // as a control frame being written would hold it
+
+	id := e.put(t, "x.y", "hello")
+	eventually(t, "the busy connection to be handed over", func() bool { return handovers.Load() == 1 })
+	if got := other.expect("message").msgID(); got != id {
+		t.Fatalf("other connection got %s, want %s", got, id)
+	}
+	fw.mu.Unlock()
+	if got := busy.expect("message").msgID(); got != id {
+		t.Fatalf("busy connection got %s, want %s", got, id)
+	}
+}
