@@ -2,11 +2,13 @@ package ws
 
 import (
 	"context"
+	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/coder/websocket"
 	"github.com/google/uuid"
 
 	"github.com/heraldmq/herald/cache"
@@ -81,5 +83,40 @@ func TestBusyConnectionIsHandedOver(t *testing.T) {
 	fw.mu.Unlock()
 	if got := busy.expect("message").msgID(); got != id {
 		t.Fatalf("busy connection got %s, want %s", got, id)
+	}
+}
+
+// A TLS connection cannot be written beneath its encryption: its frames
+// are written by a goroutine of its own, whole and in order.
+func TestTLSConnectionWritesOnItsOwn(t *testing.T) {
+	e := newEnv(t, nil)
+	srv := httptest.NewTLSServer(unwrapOnly(e.h))
+	t.Cleanup(srv.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	ws, _, err := websocket.Dial(ctx, "wss"+strings.TrimPrefix(srv.URL, "https")+"/v1/ws", &websocket.DialOptions{HTTPClient: srv.Client()})
+	if err != nil {
+		t.Fatalf("dial: %v", err)
+	}
+	ws.SetReadLimit(1 << 20)
+	t.Cleanup(func() { ws.CloseNow() })
+	c := &client{t: t, ws: ws}
+	c.subscribe("s", "tls.*", nil)
+	e.h.conns.mu.Lock()
+	for conn := range e.h.conns.open {
+		if conn.fw.rc != nil {
+			t.Error("a TLS connection's frame writer has a raw connection")
+		}
+	}
+	e.h.conns.mu.Unlock()
+
+	ids := make([]string, 50)
+	for i := range ids {
+		ids[i] = e.put(t, "tls.a", strings.Repeat("z", 8<<10))
+	}
+	for i, id := range ids {
+		if got := c.expect("message").msgID(); got != id {
+			t.Fatalf("message %d is %s, want %s", i, got, id)
+		}
 	}
 }
