@@ -11,13 +11,14 @@ import (
 // A connection with frames to write needs a goroutine to write them. An
 // idle connection holds none (its stack would cost more than the rest of
 // the connection), and starting one for each delivery of a 10,000-way
-// fan-out cost 16% of the server's CPU (its start, end and scheduling).
-// So a connection whose socket can be written without waiting (plain TCP)
-// is handed to a small pool of writers instead: a writer frames what the
-// connection has queued and writes it without waiting for the socket.
-// Only when the socket cannot take it all, or the frames are too many or
-// too large for one buffer, does the connection get a goroutine of its own
-// (writeFrames), which finishes the write, waiting as it must. A TLS
+// fan-out took 16% of the server's CPU samples (its start, end and
+// scheduling). So a connection whose socket can be written without
+// waiting (plain TCP) is handed to a small pool of writers instead: a
+// writer frames what the connection has queued, batch after batch, and
+// writes it without waiting for the socket. Only when the socket is full,
+// a frame is larger than a batch, or the library is writing a control
+// frame does the connection get a goroutine of its own (finishWrites, then
+// writeFrames), which writes the rest, waiting as it must. A TLS
 // connection always gets its own goroutine.
 
 // writerPool is a Handler's writers: GOMAXPROCS goroutines, started with
