@@ -25,7 +25,7 @@ var metadataReaders = sync.Pool{New: func() any { return new(jsonscan.Reader) }}
 var errPathsShape = errors.New("metadata.paths must be an array of path strings")
 
 // parseMetadata checks that raw is a JSON object within the size limit, in
-// UTF-8, with no member name twice (a set, as awsapi's maps check it), whose "paths" member lists 1..MaxPaths
+// UTF-8, with no member name twice, whose "paths" member lists 1..MaxPaths
 // valid paths. It returns a compacted copy of raw together with the paths,
 // deduplicated in their original order. One pass of internal/jsonscan
 // checks the whole text.

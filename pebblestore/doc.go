@@ -17,6 +17,7 @@
 // a reaper for event records and buckets past their retention). keys.go
 // has every keyspace; options.go tunes Pebble for it (16 MiB memtables,
 // output files ended at keyspace boundaries, values of 256 bytes or more
-// kept in blob files that compactions do not rewrite), and Collector exports the
-// write path's figures (WAL fsyncs, flushes, compactions) to Prometheus.
+// kept in blob files that compactions do not rewrite), and Collector
+// exports the write path's figures (WAL fsyncs, flushes, compactions) to
+// Prometheus.
 package pebblestore

@@ -27,7 +27,6 @@ type writerPool struct {
 	mu      sync.Mutex
 	wake    sync.Cond // on mu
 	ready   []*conn   // connections waiting for a writer, in order
-	spare   []*conn   // a writer's emptied batch, reused as the next ready
 	waiting int       // writers waiting for ready connections
 	started bool
 	stopped bool
@@ -72,14 +71,12 @@ func (p *writerPool) stop() {
 	}
 }
 
-// work takes every ready connection at once and writes for each in turn.
+// work takes every ready connection at once and writes for each in turn;
+// its emptied batch becomes the ready list's next array.
 func (p *writerPool) work() {
 	var batch []*conn
 	for {
 		p.mu.Lock()
-		if batch != nil && p.spare == nil {
-			p.spare = batch[:0]
-		}
 		for len(p.ready) == 0 {
 			if p.stopped {
 				p.mu.Unlock()
@@ -89,7 +86,7 @@ func (p *writerPool) work() {
 			p.wake.Wait()
 			p.waiting--
 		}
-		batch, p.ready, p.spare = p.ready, p.spare, nil
+		batch, p.ready = p.ready, batch[:0]
 		p.mu.Unlock()
 		for i, c := range batch {
 			c.writeOnWorker()
