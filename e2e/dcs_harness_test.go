@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -36,7 +37,9 @@ type twoDCs struct {
 
 // requireTwoDCs returns the rig started by `scripts/dcs start`, with a
 // fresh keyspace dropped when the test ends. Without the rig the test is
-// skipped locally and fails in CI (CI=true).
+// skipped locally and fails in CI (CI=true). A rig whose Cassandras do not
+// take writes through each DC is mended first (ensureRig); in CI that
+// includes a Cassandra found down.
 func requireTwoDCs(t *testing.T) *twoDCs {
 	t.Helper()
 	r := &twoDCs{
@@ -57,6 +60,9 @@ func requireTwoDCs(t *testing.T) *twoDCs {
 		if dc.netns == "" || dc.cassandra == "" {
 			problem = "HERALD_DCS_NETNS* and HERALD_DC*_* are not set: start the rig with `scripts/dcs start` and `eval \"$(scripts/dcs env)\"`"
 		} else if c, err := net.DialTimeout("tcp", dc.cassandra, 3*time.Second); err != nil {
+			if os.Getenv("CI") == "true" {
+				continue // a Cassandra down after a kill: ensureRig restarts it
+			}
 			problem = fmt.Sprintf("%s's Cassandra at %s does not answer (%v); `scripts/dcs start`", dc.name, dc.cassandra, err)
 		} else {
 			c.Close()
@@ -68,6 +74,7 @@ func requireTwoDCs(t *testing.T) *twoDCs {
 			t.Skip(problem)
 		}
 	}
+	r.ensureRig(t)
 	t.Cleanup(func() { r.dropKeyspace(t) })
 	return r
 }
@@ -85,8 +92,27 @@ func (r *twoDCs) start(t *testing.T, dc dataCenter, extra ...string) *server {
 	s := launch(t, exec.Command("ip", append([]string{"netns", "exec", dc.netns, heraldBin}, args...)...), "", false)
 	// The first node creates the keyspace's tables, each agreed on by both
 	// DCs' nodes: about half a second a table.
-	waitHealthyWithin(t, http.DefaultClient, s.URL, 90*time.Second)
+	if err := healthyWithin(http.DefaultClient, s.URL, 90*time.Second); err != nil {
+		t.Fatalf("%s node: %v\n%s\nits log's tail:\n%s", dc.name, err, r.state(), tail(s.logs(), 40))
+	}
 	return s
+}
+
+// state is what the rig's Cassandras say of the ring, for a failure's
+// report: each DC's `nodetool status`, or why it could not be had.
+func (r *twoDCs) state() string {
+	var b strings.Builder
+	for _, dc := range []dataCenter{r.dc1, r.dc2} {
+		out, err := exec.Command("../scripts/dcs", "nodetool", dc.name, "status").CombinedOutput()
+		fmt.Fprintf(&b, "nodetool status through %s (err %v):\n%s\n", dc.name, err, tail(string(out), 12))
+	}
+	return b.String()
+}
+
+// tail is the last n lines of s.
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
 
 // dcs runs scripts/dcs with args (cut, heal, kill DC, revive DC).
@@ -128,32 +154,75 @@ func (r *twoDCs) killDC(t *testing.T, dc dataCenter) {
 
 // awaitEachQuorum waits until a write through dc at EACH_QUORUM succeeds:
 // a revived Cassandra node takes some seconds of gossip to see the other
-// DC's node up, and until then the default writes of Herald fail. The
-// other DC's Cassandra sometimes keeps its connection for mutations to the
-// revived node closed for minutes ("no-channel" in its log, seen after
-// kills with writes during the outage; BENCHMARKS.md): if the write still
-// fails after 45 s, that node is restarted, and the wait goes on.
+// DC's node up, and until then the default writes of Herald fail. If it
+// does not within 45 s, the rig is mended (ensureRig).
 func (r *twoDCs) awaitEachQuorum(t *testing.T, dc dataCenter) {
 	t.Helper()
 	if r.eachQuorumWithin(dc, 45*time.Second) == nil {
 		return
 	}
-	other := r.dc1
-	if dc.name == r.dc1.name {
-		other = r.dc2
-	}
-	t.Logf("%s takes no EACH_QUORUM write 45 s after its revival: restarting %s's Cassandra, whose connections to it are stuck", dc.name, other.name)
-	dcs(t, "restart", other.name, "cassandra")
-	if err := r.eachQuorumWithin(dc, 2*time.Minute); err != nil {
-		t.Errorf("%s did not take EACH_QUORUM writes within 2 minutes of %s's restart: %v", dc.name, other.name, err)
+	r.ensureRig(t)
+}
+
+// ensureRig makes sure each DC's Cassandra takes a write at EACH_QUORUM
+// through it, and mends the rig when one does not: the test after a kill
+// must start on two working data centers, or it fails for the rig's sake,
+// not Herald's. A DC whose Cassandra does not answer a local read (down,
+// or stuck in its own collections) has its Cassandra restarted; a DC that
+// answers locally but cannot reach the other's has the other's restarted,
+// whose connections to it are stuck for minutes after kills ("no-channel"
+// in its log; BENCHMARKS.md). Every mend is logged with the sick node's
+// last errors, and a rig still broken after one round fails the test.
+func (r *twoDCs) ensureRig(t *testing.T) {
+	t.Helper()
+	both := []dataCenter{r.dc1, r.dc2}
+	for round := 0; ; round++ {
+		wait := 20 * time.Second
+		if round > 0 {
+			wait = 2 * time.Minute
+		}
+		var failing []int
+		var problems []string
+		for i, dc := range both {
+			if err := r.eachQuorumWithin(dc, wait); err != nil {
+				failing = append(failing, i)
+				problems = append(problems, fmt.Sprintf("%s takes no EACH_QUORUM write: %v", dc.name, err))
+			}
+		}
+		if len(failing) == 0 {
+			return
+		}
+		if round > 0 {
+			t.Fatalf("the two-DC rig is still broken after a restart: %s\n%s", strings.Join(problems, "; "), r.state())
+		}
+		// A Cassandra that answers no local read explains both DCs'
+		// failures; only when both answer are connections stuck.
+		var restart []dataCenter
+		for _, dc := range both {
+			if err := localRead(dc); err != nil {
+				restart = append(restart, dc)
+				problems = append(problems, fmt.Sprintf("%s's Cassandra answers no local read: %v", dc.name, err))
+			}
+		}
+		if len(restart) == 0 {
+			for _, i := range failing {
+				restart = append(restart, both[1-i])
+			}
+		}
+		for _, dc := range restart {
+			t.Logf("mending the two-DC rig (%s): restarting %s's Cassandra; its last errors:\n%s", strings.Join(problems, "; "), dc.name, cassandraErrors(dc))
+			dcs(t, "restart", dc.name, "cassandra")
+		}
 	}
 }
 
 // eachQuorumWithin tries an EACH_QUORUM write through dc until one
-// succeeds or d has passed.
+// succeeds or d has passed. It writes to a keyspace of the rig's own,
+// replicated to both DCs, so that it needs no test's keyspace.
 func (r *twoDCs) eachQuorumWithin(dc dataCenter, d time.Duration) error {
 	cluster := gocql.NewCluster(dc.cassandra)
 	cluster.Timeout = 10 * time.Second
+	cluster.ConnectTimeout = 5 * time.Second
 	cluster.PoolConfig.HostSelectionPolicy = gocql.DCAwareRoundRobinPolicy(dc.name)
 	deadline := time.Now().Add(d)
 	var err error
@@ -161,9 +230,16 @@ func (r *twoDCs) eachQuorumWithin(dc dataCenter, d time.Duration) error {
 		var session *gocql.Session
 		if session, err = cluster.CreateSession(); err == nil {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			err = session.Query("CREATE TABLE IF NOT EXISTS " + r.keyspace + ".rig_probe (k int PRIMARY KEY)").WithContext(ctx).Exec()
+			for _, stmt := range []string{
+				"CREATE KEYSPACE IF NOT EXISTS herald_rig WITH replication = {'class': 'NetworkTopologyStrategy', 'dc1': 1, 'dc2': 1}",
+				"CREATE TABLE IF NOT EXISTS herald_rig.probe (k int PRIMARY KEY)",
+			} {
+				if err = session.Query(stmt).WithContext(ctx).Exec(); err != nil {
+					break
+				}
+			}
 			if err == nil {
-				err = session.Query("INSERT INTO " + r.keyspace + ".rig_probe (k) VALUES (1)").Consistency(gocql.EachQuorum).WithContext(ctx).Exec()
+				err = session.Query("INSERT INTO herald_rig.probe (k) VALUES (1)").Consistency(gocql.EachQuorum).WithContext(ctx).Exec()
 			}
 			cancel()
 			session.Close()
@@ -174,6 +250,43 @@ func (r *twoDCs) eachQuorumWithin(dc dataCenter, d time.Duration) error {
 		time.Sleep(time.Second)
 	}
 	return err
+}
+
+// localRead reads dc's Cassandra's own row of system.local, which needs
+// no other node: it fails when that Cassandra is down or not answering.
+func localRead(dc dataCenter) error {
+	cluster := gocql.NewCluster(dc.cassandra)
+	cluster.Timeout = 10 * time.Second
+	cluster.ConnectTimeout = 5 * time.Second
+	cluster.PoolConfig.HostSelectionPolicy = gocql.DCAwareRoundRobinPolicy(dc.name)
+	session, err := cluster.CreateSession()
+	if err != nil {
+		return err
+	}
+	defer session.Close()
+	var version string
+	return session.Query("SELECT release_version FROM system.local").Consistency(gocql.LocalOne).Scan(&version)
+}
+
+// cassandraErrors is the last ERROR lines of dc's Cassandra log, and the
+// heap dumps it left (it exits on running out of memory, dumping it first),
+// for a mend's report.
+func cassandraErrors(dc dataCenter) string {
+	dir := os.Getenv("HERALD_DCS_DIR")
+	if dir == "" {
+		dir = "../.state/dcs"
+	}
+	logs := filepath.Join(dir, dc.name, "cassandra", "logs")
+	var errs []string
+	if b, err := os.ReadFile(filepath.Join(logs, "system.log")); err == nil {
+		for line := range strings.SplitSeq(string(b), "\n") {
+			if strings.HasPrefix(line, "ERROR") || strings.Contains(line, "java.lang.OutOfMemoryError") {
+				errs = append(errs, line[:min(len(line), 300)])
+			}
+		}
+	}
+	dumps, _ := filepath.Glob(filepath.Join(logs, "*.hprof"))
+	return fmt.Sprintf("%s\nheap dumps: %v", strings.Join(errs[max(0, len(errs)-8):], "\n"), dumps)
 }
 
 // dropKeyspace removes the test's keyspace through whichever DC answers.

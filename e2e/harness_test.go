@@ -135,18 +135,32 @@ func waitHealthy(t *testing.T, c *http.Client, url string) {
 // waitHealthyWithin is waitHealthy for up to d.
 func waitHealthyWithin(t *testing.T, c *http.Client, url string, d time.Duration) {
 	t.Helper()
+	if err := healthyWithin(c, url, d); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// healthyWithin waits up to d for url's /healthz to answer 200 to c; its
+// error carries the last answer (Herald's health body names what is not
+// ready) or the last failure to reach it.
+func healthyWithin(c *http.Client, url string, d time.Duration) error {
 	deadline := time.Now().Add(d)
+	last := "no answer yet"
 	for time.Now().Before(deadline) {
 		resp, err := c.Get(url + "/healthz")
-		if err == nil {
+		if err != nil {
+			last = err.Error()
+		} else {
+			body, _ := io.ReadAll(io.LimitReader(resp.Body, 2048))
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return
+				return nil
 			}
+			last = fmt.Sprintf("%s: %s", resp.Status, strings.TrimSpace(string(body)))
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	t.Fatalf("%s/healthz did not answer 200 within %v", url, d)
+	return fmt.Errorf("%s/healthz did not answer 200 within %v; last: %s", url, d, last)
 }
 
 func (s *server) logs() string {
