@@ -25,6 +25,7 @@ type subscriber struct {
 	buf       []byte          // the frame being read
 	got       []delivery      // the deliveries of the frame being read
 	latencies []time.Duration // of this connection's deliveries: no lock between two reads
+	numbers   []int32         // the message of each of latencies
 }
 
 // recorder collects the deliveries of every connection.
@@ -38,11 +39,13 @@ type recorder struct {
 
 	mu        sync.Mutex
 	latencies []time.Duration
-	closes    map[string]int // why connections ended early
+	byMessage [][]time.Duration // latencies by message number
+	closes    map[string]int    // why connections ended early
 }
 
 func newRecorder(messages, expect int) *recorder {
-	return &recorder{messages: messages, latencies: make([]time.Duration, 0, expect), closes: map[string]int{}}
+	return &recorder{messages: messages, latencies: make([]time.Duration, 0, expect),
+		byMessage: make([][]time.Duration, messages), closes: map[string]int{}}
 }
 
 // connect opens connection i and subscribes it (live) to its pattern or
@@ -126,6 +129,7 @@ func (s *subscriber) record(rec *recorder, n int, sent, now time.Time) {
 	}
 	s.seen[n/64] |= 1 << (n % 64)
 	s.latencies = append(s.latencies, now.Sub(sent))
+	s.numbers = append(s.numbers, int32(n))
 	rec.delivered.Add(1)
 }
 
@@ -135,6 +139,9 @@ func (rec *recorder) collect(subs []*subscriber) {
 	defer rec.mu.Unlock()
 	for _, s := range subs {
 		rec.latencies = append(rec.latencies, s.latencies...)
+		for i, n := range s.numbers {
+			rec.byMessage[n] = append(rec.byMessage[n], s.latencies[i])
+		}
 	}
 }
 

@@ -42,6 +42,18 @@ type Result struct {
 	ClosedEarly int64          `json:"closed_early"`
 	Closes      map[string]int `json:"closes,omitempty"` // why connections closed early
 	Latency     Latency        `json:"latency"`
+	// PerMessage is each published message's latencies over the
+	// connections that received it: a tail made of a few slow messages
+	// (a pause of the server's) shows apart from one every message has
+	// (the last connections written).
+	PerMessage []MessageLatency `json:"per_message,omitempty"`
+}
+
+// MessageLatency is one message's latencies over its deliveries.
+type MessageLatency struct {
+	Message    int `json:"message"`
+	Deliveries int `json:"deliveries"`
+	Latency
 }
 
 // Latency summarises publish-start-to-arrival times, in milliseconds.
@@ -72,6 +84,26 @@ func (r *Result) setDeliveries(rec *recorder) {
 		r.Closes = rec.closes
 	}
 	r.Latency = summarize(rec.latencies)
+	r.PerMessage = nil
+	for n, ds := range rec.byMessage {
+		if len(ds) > 0 {
+			r.PerMessage = append(r.PerMessage, MessageLatency{Message: n, Deliveries: len(ds), Latency: summarize(ds)})
+		}
+	}
+}
+
+// messageSpread is the lowest, the median and the highest of the
+// messages' own p99s, and the message with the highest.
+func (r *Result) messageSpread() (low, median, high float64, slowest int) {
+	p99s := make([]float64, len(r.PerMessage))
+	for i, m := range r.PerMessage {
+		p99s[i] = m.P99
+		if m.P99 >= r.PerMessage[slowest].P99 {
+			slowest = i
+		}
+	}
+	slices.Sort(p99s)
+	return p99s[0], p99s[len(p99s)/2], p99s[len(p99s)-1], r.PerMessage[slowest].Message
 }
 
 // summarize sorts ds and returns its percentiles.
@@ -112,6 +144,10 @@ func (r *Result) String() string {
 	fmt.Fprintf(&b, "deliveries      %d of %d expected, %d lost, %d duplicates\n", r.Delivered, r.Expected, r.Lost, r.Duplicates)
 	fmt.Fprintf(&b, "latency         p50 %.2fms  p90 %.2fms  p99 %.2fms  max %.2fms (publish start → frame received)\n",
 		r.Latency.P50, r.Latency.P90, r.Latency.P99, r.Latency.Max)
+	if len(r.PerMessage) > 1 {
+		low, median, high, slowest := r.messageSpread()
+		fmt.Fprintf(&b, "per message     p99 %.2fms lowest, %.2fms median, %.2fms highest (message %d)\n", low, median, high, slowest)
+	}
 	if r.ClosedEarly > 0 {
 		whys := make([]string, 0, len(r.Closes))
 		for why, n := range r.Closes {

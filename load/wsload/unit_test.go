@@ -68,6 +68,38 @@ func TestSubscriberAccounting(t *testing.T) {
 	}
 }
 
+// TestPerMessageLatency: each message's latencies are summarized over its
+// own deliveries, and the report names the message with the highest p99.
+func TestPerMessageLatency(t *testing.T) {
+	rec := newRecorder(3, 0)
+	now := time.Now()
+	var subs []*subscriber
+	for c := range 4 { // message 0 arrives after 1..4 ms, message 2 after 20..23, message 1 never
+		s := &subscriber{seen: make([]uint64, 1)}
+		s.record(rec, 0, now.Add(-time.Duration(1+c)*time.Millisecond), now)
+		s.record(rec, 2, now.Add(-time.Duration(20+c)*time.Millisecond), now)
+		subs = append(subs, s)
+	}
+	rec.collect(subs)
+	r := &Result{}
+	r.setDeliveries(rec)
+	want := []MessageLatency{
+		{Message: 0, Deliveries: 4, Latency: Latency{P50: 2, P90: 4, P99: 4, Max: 4}},
+		{Message: 2, Deliveries: 4, Latency: Latency{P50: 21, P90: 23, P99: 23, Max: 23}},
+	}
+	if len(r.PerMessage) != len(want) {
+		t.Fatalf("per message %+v, want %+v", r.PerMessage, want)
+	}
+	for i := range want {
+		if r.PerMessage[i] != want[i] {
+			t.Fatalf("message %d: %+v, want %+v", i, r.PerMessage[i], want[i])
+		}
+	}
+	if line := "per message     p99 4.00ms lowest, 23.00ms median, 23.00ms highest (message 2)"; !strings.Contains(r.String(), line) {
+		t.Fatalf("report lacks %q:\n%s", line, r.String())
+	}
+}
+
 func TestSummarize(t *testing.T) {
 	var ds []time.Duration
 	for i := 100; i >= 1; i-- {
