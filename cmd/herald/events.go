@@ -10,6 +10,7 @@ import (
 
 	"github.com/heraldmq/herald/amqp"
 	"github.com/heraldmq/herald/cache"
+	"github.com/heraldmq/herald/metrics"
 )
 
 // eventsWiring is the fan-out of stored messages this node uses: in
@@ -73,21 +74,14 @@ func openEvents(cfg amqpConfig, svc *cache.Service, reg prometheus.Registerer, l
 // registerAMQPMetrics exposes the bridge's counters and its event buffer.
 func registerAMQPMetrics(reg prometheus.Registerer, ev *amqp.Events, in *amqp.Ingest, links *amqp.Links) {
 	for _, role := range []string{"events publisher", "events consumer", "ingest consumer"} {
-		reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-			Name: "herald_amqp_connected", Help: "1 while this node's RabbitMQ connection of the role is up.",
-			ConstLabels: prometheus.Labels{"role": strings.ReplaceAll(role, " ", "_")},
-		}, func() float64 {
-			if links.Up()[role] {
-				return 1
-			}
-			return 0
-		}))
+		reg.MustRegister(metrics.Flag("herald_amqp_connected", "1 while this node's RabbitMQ connection of the role is up.",
+			prometheus.Labels{"role": strings.ReplaceAll(role, " ", "_")}, func() bool { return links.Up()[role] }))
 	}
 	gauge := func(name, help string, f func() float64) prometheus.Collector {
-		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, f)
+		return metrics.GaugeOf(name, help, nil, f)
 	}
 	counter := func(name, help string, f func() float64) prometheus.Collector {
-		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help}, f)
+		return metrics.CounterOf(name, help, nil, f)
 	}
 	reg.MustRegister(
 		gauge("herald_amqp_events_buffered", "Events accepted but not yet confirmed by RabbitMQ.", func() float64 { return float64(ev.Stats().Buffered) }),

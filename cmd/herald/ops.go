@@ -68,7 +68,7 @@ func registerOpsMetrics(reg prometheus.Registerer, e *engine, q *queueService, q
 		metrics.Counter("herald_sqs_messages_received_total", "SQS messages handed out by ReceiveMessage on this node.", nil, &st.MessagesReceived),
 		metrics.Counter("herald_sqs_messages_deleted_total", "SQS messages deleted through this node (DeleteMessage, DeleteMessageBatch).", nil, &st.MessagesDeleted),
 		metrics.Counter("herald_sqs_messages_dead_lettered_total", "SQS messages this node moved to a dead-letter queue after maxReceiveCount receives.", nil, &st.MessagesDeadLettered),
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "herald_sqs_queues_tracked", Help: "SQS queues this node has served since it started: those the per-queue series are chosen from."},
+		metrics.GaugeOf("herald_sqs_queues_tracked", "SQS queues this node has served since it started: those the per-queue series are chosen from.", nil,
 			func() float64 { return float64(q.svc.TrackedQueues()) }),
 		metrics.NewQueueCollector(q.svc, queueLimit),
 	)

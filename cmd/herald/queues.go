@@ -63,9 +63,6 @@ func (q *queueService) run(ctx context.Context) { q.svc.Run(ctx) }
 // receives and, on Cassandra, the Redis circuit breaker.
 func registerQueueMetrics(reg prometheus.Registerer, q *queueService, b *redisindex.Breaker, dcNames []string) {
 	st := q.svc.Stats()
-	counter := func(name, help string, labels prometheus.Labels, f func() float64) prometheus.Collector {
-		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help, ConstLabels: labels}, f)
-	}
 	const reconciled = "herald_sqs_reconciled_total"
 	const reconciledHelp = "Divergences between a queue's Index and its Store repaired, by kind: store_only (a stored message the Index lacked, added by the reconciler), index_only (an Index entry whose message was gone, removed)."
 	const rebuilds = "herald_sqs_rebuilds_total"
@@ -75,29 +72,23 @@ func registerQueueMetrics(reg prometheus.Registerer, q *queueService, b *redisin
 		metrics.Counter(rebuilds, rebuildsHelp, prometheus.Labels{"outcome": "lease_lost"}, &st.RebuildsLost),
 		metrics.Counter(rebuilds, rebuildsHelp, prometheus.Labels{"outcome": "failed"}, &st.RebuildsFailed),
 		metrics.Counter("herald_sqs_rebuilds_resumed_total", "Rebuilds that went on from the position an earlier, interrupted rebuild of the same Index state saved, instead of from the start.", nil, &st.RebuildsResumed),
-		counter("herald_sqs_rebuild_seconds_total", "Time spent rebuilding queues' Index state.", nil,
+		metrics.CounterOf("herald_sqs_rebuild_seconds_total", "Time spent rebuilding queues' Index state.", nil,
 			func() float64 { return float64(st.RebuildNanos.Load()) / 1e9 }),
 		metrics.Counter("herald_sqs_degraded_receives_total", "Receives served from the Store because the Index (Redis) was unavailable.", nil, &st.DegradedReceives),
 		metrics.Counter("herald_sqs_unindexed_total", "Sends whose Index write failed; their queue is rebuilt from the Store.", nil, &st.Unindexed),
 		metrics.Counter(reconciled, reconciledHelp, prometheus.Labels{"kind": "store_only"}, &st.ReconciledStoreOnly),
 		metrics.Counter(reconciled, reconciledHelp, prometheus.Labels{"kind": "index_only"}, &st.ReconciledIndexOnly),
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "herald_sqs_reconcile_pending_queues", Help: "Queues waiting for (or in) a reconciliation pass on this node."},
+		metrics.GaugeOf("herald_sqs_reconcile_pending_queues", "Queues waiting for (or in) a reconciliation pass on this node.", nil,
 			func() float64 { return float64(q.svc.ReconcilePending()) }),
 		metrics.DCFenced(dcNames, q.svc.FencedDCs),
 		metrics.Counter("herald_dc_takeovers_total", "Data centers fenced through this node (herald dc fence): their queues taken over by this node's data center.", nil, &st.Fences),
 		metrics.Counter("herald_dc_unfences_total", "Data centers unfenced through this node (herald dc unfence): their queues given back.", nil, &st.Unfences),
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "herald_sqs_index_epoch", Help: "The index epoch of this node's data center as the node last read it: its queues' Redis state must carry it (herald sqs-reindex bumps it). 0 on the embedded engine."},
+		metrics.GaugeOf("herald_sqs_index_epoch", "The index epoch of this node's data center as the node last read it: its queues' Redis state must carry it (herald sqs-reindex bumps it). 0 on the embedded engine.", nil,
 			func() float64 { return float64(q.svc.IndexEpoch()) }),
 	)
 	if b != nil {
 		reg.MustRegister(
-			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "herald_redis_degraded", Help: "1 while the Redis circuit breaker is open (degraded mode: queues served from the Store)."},
-				func() float64 {
-					if b.Degraded.Load() {
-						return 1
-					}
-					return 0
-				}),
+			metrics.Flag("herald_redis_degraded", "1 while the Redis circuit breaker is open (degraded mode: queues served from the Store).", nil, b.Degraded.Load),
 			metrics.Counter("herald_redis_breaker_opens_total", "Times the Redis circuit breaker opened (entered degraded mode).", nil, &b.Opens),
 			metrics.Counter("herald_redis_fast_failures_total", "Calls to Redis refused at once while the circuit breaker was open.", nil, &b.FastFails),
 		)
