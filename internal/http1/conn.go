@@ -100,7 +100,9 @@ func (c *conn) serve() {
 			if c.state.CompareAndSwap(stateActive, stateClosed) {
 				handedOver = true
 				c.nc.SetReadDeadline(time.Time{})
-				c.srv.handoff.give(&replayConn{Conn: c.nc, br: c.br})
+				rc := newReplayConn(c.nc, c.br) // c.br is back in the pool
+				c.br = nil
+				c.srv.handoff.give(rc)
 			}
 			return
 		}

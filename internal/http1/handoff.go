@@ -2,6 +2,7 @@ package http1
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"net"
 	"sync"
@@ -47,18 +48,36 @@ func (l *handoffListener) give(c net.Conn) {
 }
 
 // replayConn is a handed-over connection: reads take what the lean server
-// had buffered first, then the connection's own bytes.
+// had buffered first, then the connection's own bytes. It keeps a copy of
+// those bytes (usually one request head), not the lean server's 16 KiB
+// reader, which goes back to the pool: a WebSocket upgrade is handed over,
+// and a storm of them took a new reader each.
 type replayConn struct {
 	net.Conn
-	br *bufio.Reader
+	pending []byte
+}
+
+// newReplayConn hands over nc with what br holds of it; br is then
+// returned to the pool.
+func newReplayConn(nc net.Conn, br *bufio.Reader) *replayConn {
+	c := &replayConn{Conn: nc}
+	if n := br.Buffered(); n > 0 {
+		b, _ := br.Peek(n)
+		c.pending = bytes.Clone(b)
+	}
+	br.Reset(nil)
+	readerPool.Put(br)
+	return c
 }
 
 func (c *replayConn) Read(p []byte) (int, error) {
-	if c.br != nil {
-		if c.br.Buffered() > 0 {
-			return c.br.Read(p)
+	if len(c.pending) > 0 {
+		n := copy(p, c.pending)
+		c.pending = c.pending[n:]
+		if len(c.pending) == 0 {
+			c.pending = nil
 		}
-		c.br = nil
+		return n, nil
 	}
 	return c.Conn.Read(p)
 }
