@@ -14,8 +14,9 @@ import (
 // fan-out took 16% of the server's CPU samples (its start, end and
 // scheduling). So a connection whose socket can be written without
 // waiting (plain TCP) is handed to a small pool of writers instead: a
-// writer frames what the connection has queued, batch after batch, and
-// writes it without waiting for the socket. Only when the socket is full,
+// writer takes ready connections a chunk at a time (writerTake), frames
+// what each has queued, batch after batch, and writes it without waiting
+// for the socket. Only when the socket is full,
 // a frame is larger than a batch, or the library is writing a control
 // frame does the connection get a goroutine of its own (finishWrites, then
 // writeFrames), which writes the rest, waiting as it must. A TLS
@@ -26,7 +27,8 @@ import (
 type writerPool struct {
 	mu      sync.Mutex
 	wake    sync.Cond // on mu
-	ready   []*conn   // connections waiting for a writer, in order
+	ready   []*conn   // connections waiting for a writer, in order, from head on
+	head    int       // ready[:head] are taken (nil)
 	waiting int       // writers waiting for ready connections
 	started bool
 	stopped bool
@@ -71,28 +73,52 @@ func (p *writerPool) stop() {
 	}
 }
 
-// work takes every ready connection at once and writes for each in turn;
-// its emptied batch becomes the ready list's next array.
+// writerTake is the most ready connections a writer takes at once. A
+// writer that took a whole fan-out (thousands) and was then descheduled
+// held back every one of them while the other writers idled; in chunks,
+// the others go on with the rest.
+const writerTake = 128
+
+// work writes for the ready connections, a chunk at a time, until the
+// pool stops.
 func (p *writerPool) work() {
-	var batch []*conn
+	batch := make([]*conn, 0, writerTake)
 	for {
-		p.mu.Lock()
-		for len(p.ready) == 0 {
-			if p.stopped {
-				p.mu.Unlock()
-				return
-			}
-			p.waiting++
-			p.wake.Wait()
-			p.waiting--
+		var ok bool
+		if batch, ok = p.take(batch[:0]); !ok {
+			return
 		}
-		batch, p.ready = p.ready, batch[:0]
-		p.mu.Unlock()
 		for i, c := range batch {
 			c.writeOnWorker()
 			batch[i] = nil
 		}
 	}
+}
+
+// take waits for ready connections and appends up to writerTake of them,
+// oldest first, to batch; it wakes another writer for what it leaves. ok
+// is false once the pool has stopped and nothing is ready.
+func (p *writerPool) take(batch []*conn) (_ []*conn, ok bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for p.head == len(p.ready) {
+		if p.stopped {
+			return batch, false
+		}
+		p.waiting++
+		p.wake.Wait()
+		p.waiting--
+	}
+	end := min(len(p.ready), p.head+writerTake)
+	batch = append(batch, p.ready[p.head:end]...)
+	clear(p.ready[p.head:end])
+	p.head = end
+	if p.head == len(p.ready) {
+		p.ready, p.head = p.ready[:0], 0
+	} else if p.waiting > 0 {
+		p.wake.Signal()
+	}
+	return batch, true
 }
 
 // writeOnWorker writes c's queued frames on a pool writer, without

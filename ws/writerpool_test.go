@@ -120,3 +120,51 @@ func TestTLSConnectionWritesOnItsOwn(t *testing.T) {
 		}
 	}
 }
+
+// A writer takes at most writerTake ready connections at once, oldest
+// first, so that a writer descheduled mid-fan-out holds back only its
+// chunk; the pool drains to its end and then reports a stop.
+func TestWriterTakesAChunkAtATime(t *testing.T) {
+	p := &writerPool{started: true}
+	p.wake.L = &p.mu
+	const n = 2*writerTake + 44
+	conns := make([]*conn, n)
+	for i := range conns {
+		conns[i] = &conn{}
+		if !p.submit(conns[i]) {
+			t.Fatal("submit refused by a started pool")
+		}
+	}
+	var got []*conn
+	for _, want := range []int{writerTake, writerTake, 44} {
+		batch, ok := p.take(nil)
+		if !ok || len(batch) != want {
+			t.Fatalf("took %d (ok %v), want %d", len(batch), ok, want)
+		}
+		got = append(got, batch...)
+	}
+	for i := range conns {
+		if got[i] != conns[i] {
+			t.Fatalf("connection %d taken out of order", i)
+		}
+	}
+	if p.head != 0 || len(p.ready) != 0 {
+		t.Fatalf("a drained pool keeps head %d, %d ready", p.head, len(p.ready))
+	}
+
+	// Submitted while a writer waits: it wakes and takes them.
+	taken := make(chan int)
+	go func() {
+		batch, _ := p.take(nil)
+		taken <- len(batch)
+	}()
+	eventually(t, "the writer to wait", func() bool { p.mu.Lock(); defer p.mu.Unlock(); return p.waiting == 1 })
+	p.submit(&conn{})
+	if got := <-taken; got != 1 {
+		t.Fatalf("the woken writer took %d, want 1", got)
+	}
+	p.stop()
+	if _, ok := p.take(nil); ok {
+		t.Fatal("take on a stopped, empty pool reported ok")
+	}
+}

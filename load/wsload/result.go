@@ -56,8 +56,11 @@ type MessageLatency struct {
 	Latency
 }
 
-// Latency summarises publish-start-to-arrival times, in milliseconds.
+// Latency summarises publish-start-to-arrival times, in milliseconds. Min
+// is the first arrival: the publish and the server's way to its first
+// write, before any fan-out.
 type Latency struct {
+	Min float64 `json:"min_ms"`
 	P50 float64 `json:"p50_ms"`
 	P90 float64 `json:"p90_ms"`
 	P99 float64 `json:"p99_ms"`
@@ -116,7 +119,7 @@ func summarize(ds []time.Duration) Latency {
 		i := max(int(math.Ceil(q*float64(len(ds))))-1, 0)
 		return ms(ds[i])
 	}
-	return Latency{P50: at(0.50), P90: at(0.90), P99: at(0.99), Max: ms(ds[len(ds)-1])}
+	return Latency{Min: ms(ds[0]), P50: at(0.50), P90: at(0.90), P99: at(0.99), Max: ms(ds[len(ds)-1])}
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
@@ -142,8 +145,8 @@ func (r *Result) String() string {
 		fmt.Fprintf(&b, "  first failure: %s\n", r.PublishError)
 	}
 	fmt.Fprintf(&b, "deliveries      %d of %d expected, %d lost, %d duplicates\n", r.Delivered, r.Expected, r.Lost, r.Duplicates)
-	fmt.Fprintf(&b, "latency         p50 %.2fms  p90 %.2fms  p99 %.2fms  max %.2fms (publish start → frame received)\n",
-		r.Latency.P50, r.Latency.P90, r.Latency.P99, r.Latency.Max)
+	fmt.Fprintf(&b, "latency         min %.2fms  p50 %.2fms  p90 %.2fms  p99 %.2fms  max %.2fms (publish start → frame received)\n",
+		r.Latency.Min, r.Latency.P50, r.Latency.P90, r.Latency.P99, r.Latency.Max)
 	if len(r.PerMessage) > 1 {
 		low, median, high, slowest := r.messageSpread()
 		fmt.Fprintf(&b, "per message     p99 %.2fms lowest, %.2fms median, %.2fms highest (message %d)\n", low, median, high, slowest)

@@ -84,8 +84,8 @@ func TestPerMessageLatency(t *testing.T) {
 	r := &Result{}
 	r.setDeliveries(rec)
 	want := []MessageLatency{
-		{Message: 0, Deliveries: 4, Latency: Latency{P50: 2, P90: 4, P99: 4, Max: 4}},
-		{Message: 2, Deliveries: 4, Latency: Latency{P50: 21, P90: 23, P99: 23, Max: 23}},
+		{Message: 0, Deliveries: 4, Latency: Latency{Min: 1, P50: 2, P90: 4, P99: 4, Max: 4}},
+		{Message: 2, Deliveries: 4, Latency: Latency{Min: 20, P50: 21, P90: 23, P99: 23, Max: 23}},
 	}
 	if len(r.PerMessage) != len(want) {
 		t.Fatalf("per message %+v, want %+v", r.PerMessage, want)
@@ -105,13 +105,13 @@ func TestSummarize(t *testing.T) {
 	for i := 100; i >= 1; i-- {
 		ds = append(ds, time.Duration(i)*time.Millisecond)
 	}
-	if got := summarize(ds); got != (Latency{P50: 50, P90: 90, P99: 99, Max: 100}) {
+	if got := summarize(ds); got != (Latency{Min: 1, P50: 50, P90: 90, P99: 99, Max: 100}) {
 		t.Fatalf("%+v", got)
 	}
 	if got := summarize(nil); got != (Latency{}) {
 		t.Fatalf("%+v", got)
 	}
-	if got := summarize([]time.Duration{3 * time.Millisecond}); got != (Latency{3, 3, 3, 3}) {
+	if got := summarize([]time.Duration{3 * time.Millisecond}); got != (Latency{3, 3, 3, 3, 3}) {
 		t.Fatalf("%+v", got)
 	}
 }
