@@ -79,6 +79,10 @@ func (p *writerPool) stop() {
 // the others go on with the rest.
 const writerTake = 128
 
+// compactAfter is how many taken slots the ready list may hold at its
+// front before the rest is moved down (once they are half of it).
+const compactAfter = 1024
+
 // work writes for the ready connections, a chunk at a time, until the
 // pool stops.
 func (p *writerPool) work() {
@@ -113,10 +117,18 @@ func (p *writerPool) take(batch []*conn) (_ []*conn, ok bool) {
 	batch = append(batch, p.ready[p.head:end]...)
 	clear(p.ready[p.head:end])
 	p.head = end
-	if p.head == len(p.ready) {
+	switch {
+	case p.head == len(p.ready):
 		p.ready, p.head = p.ready[:0], 0
-	} else if p.waiting > 0 {
-		p.wake.Signal()
+	case p.head >= compactAfter && 2*p.head >= len(p.ready):
+		// Under a load that never lets the list drain, the taken front
+		// would grow without end: move the rest down.
+		n := copy(p.ready, p.ready[p.head:])
+		clear(p.ready[n:])
+		p.ready, p.head = p.ready[:n], 0
+	}
+	if p.head < len(p.ready) && p.waiting > 0 {
+		p.wake.Signal() // another writer takes the next chunk
 	}
 	return batch, true
 }

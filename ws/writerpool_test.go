@@ -168,3 +168,38 @@ func TestWriterTakesAChunkAtATime(t *testing.T) {
 		t.Fatal("take on a stopped, empty pool reported ok")
 	}
 }
+
+// Under a load that never lets the ready list drain, its taken front is
+// reclaimed: the list stays bounded and keeps its order.
+func TestWriterPoolReadyListStaysBounded(t *testing.T) {
+	p := &writerPool{started: true}
+	p.wake.L = &p.mu
+	var submitted, taken []*conn
+	submit := func(n int) {
+		for range n {
+			c := &conn{}
+			submitted = append(submitted, c)
+			p.submit(c)
+		}
+	}
+	submit(500) // a backlog that is never worked off
+	for range 1000 {
+		submit(writerTake) // as much arrives as a writer takes
+		batch, ok := p.take(nil)
+		if !ok || len(batch) != writerTake {
+			t.Fatalf("took %d (ok %v)", len(batch), ok)
+		}
+		taken = append(taken, batch...)
+		if len(p.ready) > 2*compactAfter+500+writerTake {
+			t.Fatalf("the ready list grew to %d with %d waiting", len(p.ready), len(p.ready)-p.head)
+		}
+	}
+	for i := range taken {
+		if taken[i] != submitted[i] {
+			t.Fatalf("connection %d taken out of order", i)
+		}
+	}
+	if waiting := len(p.ready) - p.head; waiting != 500 {
+		t.Fatalf("%d left waiting, want 500", waiting)
+	}
+}
