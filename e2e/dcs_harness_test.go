@@ -220,10 +220,7 @@ func (r *twoDCs) ensureRig(t *testing.T) {
 // succeeds or d has passed. It writes to a keyspace of the rig's own,
 // replicated to both DCs, so that it needs no test's keyspace.
 func (r *twoDCs) eachQuorumWithin(dc dataCenter, d time.Duration) error {
-	cluster := gocql.NewCluster(dc.cassandra)
-	cluster.Timeout = 10 * time.Second
-	cluster.ConnectTimeout = 5 * time.Second
-	cluster.PoolConfig.HostSelectionPolicy = gocql.DCAwareRoundRobinPolicy(dc.name)
+	cluster := probeCluster(dc)
 	deadline := time.Now().Add(d)
 	var err error
 	for time.Now().Before(deadline) {
@@ -252,14 +249,20 @@ func (r *twoDCs) eachQuorumWithin(dc dataCenter, d time.Duration) error {
 	return err
 }
 
-// localRead reads dc's Cassandra's own row of system.local, which needs
-// no other node: it fails when that Cassandra is down or not answering.
-func localRead(dc dataCenter) error {
+// probeCluster is the rig's checks' way into dc's Cassandra: short
+// timeouts, dc's node first.
+func probeCluster(dc dataCenter) *gocql.ClusterConfig {
 	cluster := gocql.NewCluster(dc.cassandra)
 	cluster.Timeout = 10 * time.Second
 	cluster.ConnectTimeout = 5 * time.Second
 	cluster.PoolConfig.HostSelectionPolicy = gocql.DCAwareRoundRobinPolicy(dc.name)
-	session, err := cluster.CreateSession()
+	return cluster
+}
+
+// localRead reads dc's Cassandra's own row of system.local, which needs
+// no other node: it fails when that Cassandra is down or not answering.
+func localRead(dc dataCenter) error {
+	session, err := probeCluster(dc).CreateSession()
 	if err != nil {
 		return err
 	}

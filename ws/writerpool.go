@@ -16,11 +16,11 @@ import (
 // waiting (plain TCP) is handed to a small pool of writers instead: a
 // writer takes ready connections a chunk at a time (writerTake), frames
 // what each has queued, batch after batch, and writes it without waiting
-// for the socket. Only when the socket is full,
-// a frame is larger than a batch, or the library is writing a control
-// frame does the connection get a goroutine of its own (finishWrites, then
-// writeFrames), which writes the rest, waiting as it must. A TLS
-// connection always gets its own goroutine.
+// for the socket. Only when the socket is full, a frame is larger than a
+// batch, or the library is writing a control frame does the connection
+// get a goroutine of its own (finishWrites, then writeFrames), which
+// writes the rest, waiting as it must. A TLS connection always gets its
+// own goroutine.
 
 // writerPool is a Handler's writers: GOMAXPROCS goroutines, started with
 // the first connection and ended by Shutdown.

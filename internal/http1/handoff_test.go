@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"testing/iotest"
 )
 
 // TestReplayConnReadsBufferedBytesFirst: a handed-over connection reads
@@ -20,9 +21,8 @@ func TestReplayConnReadsBufferedBytesFirst(t *testing.T) {
 			io.WriteString(client, stream)
 			client.Close()
 		}()
-		br := bufio.NewReaderSize(server, 16)
+		br := bufio.NewReaderSize(server, max(buffered, 16))
 		if buffered > 0 {
-			br = bufio.NewReaderSize(server, buffered)
 			if _, err := br.Peek(buffered); err != nil {
 				t.Fatal(err)
 			}
@@ -35,7 +35,7 @@ func TestReplayConnReadsBufferedBytesFirst(t *testing.T) {
 		if held < buffered || len(rc.pending) != held {
 			t.Fatalf("buffered %d: the lean reader held %d bytes, the replay holds %d", buffered, held, len(rc.pending))
 		}
-		got, err := io.ReadAll(iotest{rc, 5}) // small reads cross the replayed part's end
+		got, err := io.ReadAll(iotest.OneByteReader(rc)) // small reads cross the replayed part's end
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -44,14 +44,6 @@ func TestReplayConnReadsBufferedBytesFirst(t *testing.T) {
 		}
 	}
 }
-
-// iotest reads at most n bytes a call.
-type iotest struct {
-	r io.Reader
-	n int
-}
-
-func (r iotest) Read(p []byte) (int, error) { return r.r.Read(p[:min(len(p), r.n)]) }
 
 // BenchmarkHandedOverConnection opens a connection, sends a GET (which the
 // lean server hands to net/http, as a WebSocket upgrade is) and reads the

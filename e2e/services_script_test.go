@@ -1,7 +1,4 @@
-// Package scripts_test tests the shell scripts that install and run the
-// services the test suite needs, where a behaviour of theirs can be put
-// in place exactly.
-package scripts_test
+package e2e
 
 import (
 	"fmt"
@@ -15,7 +12,8 @@ import (
 	"time"
 )
 
-// TestStopCountsAZombieAsStopped: a service that exits on SIGTERM but
+// TestStopCountsAZombieAsStopped tests scripts/services, which the suite's
+// services and the two-DC rig run on: a service that exits on SIGTERM but
 // that nobody reaps stays a zombie, as it does under a PID 1 that is no
 // init (some containers, this CI's machine). `services stop` must count it
 // stopped; kill -0 alone counted it running, waited 60 s, then reported
@@ -43,7 +41,7 @@ func TestStopCountsAZombieAsStopped(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	stop := exec.Command("./services", "stop", "redis")
+	stop := exec.Command("../scripts/services", "stop", "redis")
 	stop.Env = append(os.Environ(), "HERALD_SERVICES_DIR="+dir, "HERALD_REDIS_PORT="+strconv.Itoa(freePort(t)))
 	stop.WaitDelay = time.Second // a killed stop's children hold its output open
 	done := make(chan struct{})
