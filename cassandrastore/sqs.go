@@ -27,7 +27,11 @@ type queueStore struct {
 // so shards cost a scan (an Index rebuild) one pass per shard, nothing
 // else. 4 spreads a hot queue over 4 replica sets and keeps a bucket below
 // the tombstone threshold up to about 4,000 messages/s (see
-// sqs_schema.go). Busier queues get more shards per queue.
+// sqs_schema.go). Busier queues get more: a deployment sets its own
+// default (--sqs-shards, sqs.Config.Shards) and a queue its own count at
+// creation (the herald:shards tag, sqs.ShardsTag). A queue keeps the count
+// it was created with, whatever the default later: every call reads
+// q.Shards (shardCount), never this.
 const sqsDefaultShards = 4
 
 func newQueueStore(st *Store) *queueStore {

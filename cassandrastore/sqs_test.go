@@ -544,6 +544,76 @@ func TestSQSPutSplitsLargeBatches(t *testing.T) {
 	}
 }
 
+// TestSQSPartitionsFollowTheQueuesShards: a queue of the engine's default
+// count (every queue created before the count was a setting) and one of 16
+// (the herald:shards tag) store each message in partition (queue,
+// sqs.ShardOf(ID, the queue's own count), minute) and nowhere else, and
+// register buckets of those shards only.
+func TestSQSPartitionsFollowTheQueuesShards(t *testing.T) {
+	ctx := context.Background()
+	qs := sharedStore(t).Queues()
+	s := testSession(t)
+	const widest = 16
+	for _, shards := range []int{sqsDefaultShards, widest} {
+		t.Run(fmt.Sprint(shards, " shards"), func(t *testing.T) {
+			created := mustCreateQueue(t, qs, shards)
+			q, err := qs.GetQueue(ctx, created.Account, created.Name) // the count as stored
+			if err != nil {
+				t.Fatal(err)
+			}
+			if q.Shards != shards {
+				t.Fatalf("GetQueue: %d shards, want %d", q.Shards, shards)
+			}
+			now := time.Now()
+			var msgs []*sqs.Message
+			buckets := map[int64]bool{}
+			used := map[int]bool{}
+			for i := range 64 {
+				m := newSQSMsg(now.Add(-time.Duration(i)*time.Second), q.Shards, time.Hour, fmt.Sprint(i))
+				msgs = append(msgs, m)
+				buckets[msgBucket(m.ID)] = true
+				used[m.Shard] = true
+			}
+			mustPutMsgs(t, qs, q, msgs...)
+			at := map[string][]int{} // pos -> the shards holding it
+			registered := map[int]bool{}
+			for shard := range widest {
+				for b := range buckets {
+					it := s.Query(`SELECT pos FROM sqs_messages WHERE queue_id = ? AND shard = ? AND bucket = ?`, cqlUUID(q.ID), shard, b).Iter()
+					var pos []byte
+					for it.Scan(&pos) {
+						at[string(pos)] = append(at[string(pos)], shard)
+					}
+					if err := it.Close(); err != nil {
+						t.Fatal(err)
+					}
+				}
+				var n int
+				if err := s.Query(`SELECT COUNT(*) FROM sqs_buckets WHERE queue_id = ? AND shard = ?`, cqlUUID(q.ID), shard).Scan(&n); err != nil {
+					t.Fatal(err)
+				}
+				registered[shard] = n > 0
+			}
+			if len(at) != len(msgs) {
+				t.Errorf("%d rows in the queue's partitions, want %d", len(at), len(msgs))
+			}
+			for _, m := range msgs {
+				if want := sqs.ShardOf(m.ID, shards); !slices.Equal(at[string(msgPos(m.ID))], []int{want}) {
+					t.Errorf("message %s is in shards %v, want [%d]", m.Body, at[string(msgPos(m.ID))], want)
+				}
+			}
+			for shard := range widest {
+				if registered[shard] != used[shard] {
+					t.Errorf("shard %d of %d: buckets registered %v, messages stored %v", shard, shards, registered[shard], used[shard])
+				}
+			}
+			if len(used) < min(shards, 4) {
+				t.Errorf("64 messages used shards %v of %d", used, shards)
+			}
+		})
+	}
+}
+
 func TestSQSPutRejectsBadShard(t *testing.T) {
 	qs := sharedStore(t).Queues()
 	q := mustCreateQueue(t, qs, 2)

@@ -15,10 +15,10 @@ var _ sqs.RecordReader = (*QueueStore)(nil)
 
 // GetMessageRecords returns the messages of q with these ids, in the
 // order of ids, leaving out missing and expired ones as GetMessages does,
-// but without their states: each is a point read of its record (in every
-// shard until found, as GetMessages looks), where GetMessages builds an
-// iterator and seeks it over the record and the state after it. A
-// receive, which replaces the states, reads through it.
+// but without their states: each is a point read of its record (in its
+// home shard, then the others, as GetMessages looks), where GetMessages
+// builds an iterator and seeks it over the record and the state after it.
+// A receive, which replaces the states, reads through it.
 func (s *QueueStore) GetMessageRecords(ctx context.Context, q *sqs.Queue, ids []uuid.UUID) ([]*sqs.Message, error) {
 	const op = "get message records"
 	if len(ids) == 0 {
@@ -32,7 +32,8 @@ func (s *QueueStore) GetMessageRecords(ctx context.Context, q *sqs.Queue, ids []
 	out := make([]*sqs.Message, 0, len(ids))
 	key := make([]byte, 0, sqsMsgKeyLen)
 	for _, id := range ids {
-		for shard := range shardsOf(q) {
+		for i := range shardsOf(q) {
+			shard := probeShard(q, id, i)
 			key = appendTID(appendSQSShardPrefix(key[:0], q.ID, shard), id)
 			m, err := s.getMessageRecord(key, shard, id, now)
 			if err != nil {

@@ -14,6 +14,19 @@ import (
 // shardsOf returns the number of message shards of q (at least one).
 func shardsOf(q *sqs.Queue) int { return max(q.Shards, 1) }
 
+// probeShard is the i-th shard of q (i < shardsOf(q)) to look for message
+// id in: its home shard first (sqs.ShardOf, where the Service stores every
+// message), then the others in turn. A message the Service stored costs
+// one lookup however many shards q has, and one stored elsewhere is still
+// found.
+func probeShard(q *sqs.Queue, id uuid.UUID, i int) int {
+	n := shardsOf(q)
+	if n == 1 {
+		return 0
+	}
+	return (sqs.ShardOf(id, n) + i) % n
+}
+
 // expiredAt reports whether a message expiring at exp has expired at now;
 // the zero time never expires.
 func expiredAt(exp, now time.Time) bool { return !exp.IsZero() && !now.Before(exp) }
@@ -146,10 +159,11 @@ func (r *msgReader) current(shard int, id uuid.UUID) (*sqs.Message, error) {
 
 func (r *msgReader) close(err error) error { return closeIter(r.it, err) }
 
-// find returns the message id of q, looking in every shard; nil if absent.
+// find returns the message id of q, looking in its home shard, then in
+// the others (probeShard); nil if absent.
 func (r *msgReader) find(q *sqs.Queue, id uuid.UUID) (*sqs.Message, error) {
-	for shard := range shardsOf(q) {
-		m, err := r.get(q.ID, shard, id)
+	for i := range shardsOf(q) {
+		m, err := r.get(q.ID, probeShard(q, id, i), id)
 		if m != nil || err != nil {
 			return m, err
 		}
@@ -322,8 +336,9 @@ func (s *QueueStore) writeByID(ctx context.Context, op string, q *sqs.Queue, ids
 	return nil
 }
 
-// shardsOfIDs returns the shard of each id, -1 for ids not stored. A queue
-// of one shard needs no lookup.
+// shardsOfIDs returns the shard of each id, -1 for ids not stored, looking
+// in each id's home shard first (probeShard). A queue of one shard needs no
+// lookup.
 func (s *QueueStore) shardsOfIDs(ctx context.Context, q *sqs.Queue, ids []uuid.UUID) ([]int, error) {
 	shards := make([]int, len(ids))
 	if shardsOf(q) == 1 {
@@ -337,7 +352,8 @@ func (s *QueueStore) shardsOfIDs(ctx context.Context, q *sqs.Queue, ids []uuid.U
 	var key []byte
 	for i, id := range ids {
 		shards[i] = -1
-		for shard := range shardsOf(q) {
+		for j := range shardsOf(q) {
+			shard := probeShard(q, id, j)
 			key = appendTID(append(key[:0], sqsShardPrefix(q.ID, shard)...), id)
 			if it.SeekGE(key) && bytes.Equal(it.Key(), key) {
 				shards[i] = shard

@@ -57,7 +57,9 @@ func newQueueStore(db *DB) *QueueStore {
 func (db *DB) Queues() *QueueStore { return db.queues }
 
 // DefaultShards is 1: one process appends to a Pebble memtable, so
-// spreading a queue over shards would only lengthen scans.
+// spreading a queue over shards would only lengthen scans. A queue created
+// with more (--sqs-shards, the herald:shards tag) works all the same: every
+// call follows its own q.Shards.
 func (s *QueueStore) DefaultShards() int { return embeddedShards }
 
 func checkQueue(q *sqs.Queue) error {

@@ -20,7 +20,11 @@ const DefaultIndexEpochRefresh = 5 * time.Second
 type Config struct {
 	Limits Limits // zero: DefaultLimits()
 	Region string // "us-east-1"
-	Shards int    // message shards of new queues; 0: the Store's DefaultShards
+	// Shards is the number of message shards of a new queue whose
+	// CreateQueue names none with the ShardsTag; 0: the Store's
+	// DefaultShards. Clamped to 1..MaxShards. A queue keeps the count it
+	// was created with.
+	Shards int
 
 	// Clock returns the current time; tests inject a fake one. time.Now.
 	Clock func() time.Time

@@ -233,6 +233,23 @@ func newEnv(t *testing.T, opts ...envOption) *env {
 
 func (e *env) advance(d time.Duration) { e.clock.Advance(d) }
 
+// redeploy returns a new Service on e's Store and Index, as after a
+// restart with other flags: the options configure it as newEnv's do.
+func (e *env) redeploy(t *testing.T, opts ...envOption) *env {
+	t.Helper()
+	cfg := sqs.Config{Clock: time.Now}
+	if e.clock != nil {
+		cfg.Clock = e.clock.Now
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	next := *e
+	next.svc = sqs.NewService(e.store, e.index, sqsmem.NewNotifier(), cfg)
+	t.Cleanup(func() { next.svc.Close() })
+	return &next
+}
+
 // wantCode checks that err is exactly an *sqs.Error of code, or nil for "".
 func wantCode(t *testing.T, err error, code string) {
 	t.Helper()
@@ -317,9 +334,15 @@ func optional(s string) *string {
 // queueID returns the stored ID of a queue of the test account.
 func queueID(t *testing.T, e *env, name string) uuid.UUID {
 	t.Helper()
+	return storedQueue(t, e, name).ID
+}
+
+// storedQueue returns the stored record of a queue of the test account.
+func storedQueue(t *testing.T, e *env, name string) *sqs.Queue {
+	t.Helper()
 	q, err := e.store.GetQueue(e.ctx, account, name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return q.ID
+	return q
 }

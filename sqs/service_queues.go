@@ -13,7 +13,12 @@ import (
 
 // CreateQueue creates a queue, or returns the URL of an existing one when
 // every attribute the request names has the same value (AWS compares only
-// the requested attributes; tags of an existing queue are left alone).
+// the requested attributes; tags of an existing queue are left alone, and
+// so is its shard count).
+//
+// A new queue's messages are spread over the shards its ShardsTag names,
+// else over Config.Shards (newQueueShards); the count is fixed for the
+// queue's life.
 //
 // A deleted queue's name may be used again at once. AWS asks for 60 seconds
 // (QueueDeletedRecently) because its deletion is lazy; Herald's new queue
@@ -34,16 +39,18 @@ func (s *Service) CreateQueue(ctx context.Context, c Caller, in CreateQueueInput
 	if err := validateTags(in.Tags, 0); err != nil {
 		return "", err
 	}
+	shards, tagged, err := shardsTag(in.Tags)
+	if err != nil {
+		return "", err
+	}
+	if !tagged {
+		shards = s.newQueueShards()
+	}
 	region := s.region(c.Region)
 	arn := QueueARN(s.regionName(region), c.Account, in.QueueName)
 	if err := s.checkRedriveTarget(ctx, arn, attrs.RedrivePolicy); err != nil {
 		return "", err
 	}
-	shards := s.cfg.Shards
-	if shards <= 0 {
-		shards = s.store.DefaultShards()
-	}
-	shards = max(1, min(shards, MaxShards))
 	now := s.now()
 	q := &Queue{
 		ID:         uuid.New(),
@@ -76,6 +83,17 @@ func (s *Service) CreateQueue(ctx context.Context, c Caller, in CreateQueueInput
 	}
 	s.queues.put(existing)
 	return url, nil
+}
+
+// newQueueShards is the shard count of a new queue that names none with
+// the ShardsTag: Config.Shards, else the Store's default, within
+// 1..MaxShards.
+func (s *Service) newQueueShards() int {
+	shards := s.cfg.Shards
+	if shards <= 0 {
+		shards = s.store.DefaultShards()
+	}
+	return max(1, min(shards, MaxShards))
 }
 
 // differingAttributes lists the requested attribute names whose value in

@@ -2,6 +2,7 @@ package sqs
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -37,7 +38,31 @@ func validateTags(tags map[string]string, existing int) error {
 	return nil
 }
 
-// TagQueue adds or replaces tags of a queue.
+// ShardsTag is the queue tag that sets a new queue's message shards at
+// CreateQueue, a whole number from 1 to MaxShards, in place of
+// Config.Shards: an unchanged AWS SDK can send it. It stays on the queue
+// as an ordinary tag. The count is fixed at creation, so TagQueue may set
+// the tag only to the count the queue has; UntagQueue may remove it (the
+// count stays).
+const ShardsTag = "herald:shards"
+
+// shardsTag reads the ShardsTag of tags: the count and true, or false when
+// tags have none. A value that is not a whole number from 1 to MaxShards
+// is InvalidParameterValue.
+func shardsTag(tags map[string]string) (int, bool, error) {
+	v, ok := tags[ShardsTag]
+	if !ok {
+		return 0, false, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || strings.Trim(v, "0123456789") != "" || n < 1 || n > MaxShards {
+		return 0, false, ErrInvalidParameterValue("Value %q for tag %s is invalid. Reason: the number of message shards must be a whole number from 1 to %d.", v, ShardsTag, MaxShards)
+	}
+	return n, true, nil
+}
+
+// TagQueue adds or replaces tags of a queue. The ShardsTag may only be set
+// to the shard count the queue has.
 func (s *Service) TagQueue(ctx context.Context, c Caller, in TagQueueInput) error {
 	q, err := s.queueFor(ctx, c, ActTagQueue, in.QueueURL)
 	if err != nil {
@@ -55,6 +80,13 @@ func (s *Service) TagQueue(ctx context.Context, c Caller, in TagQueueInput) erro
 	if err := validateTags(in.Tags, len(q.Tags)+added-len(in.Tags)); err != nil {
 		return err
 	}
+	n, tagged, err := shardsTag(in.Tags)
+	if err != nil {
+		return err
+	}
+	if have := max(1, q.Shards); tagged && n != have {
+		return ErrInvalidParameterValue("Value %q for tag %s is invalid. Reason: a queue's number of message shards is fixed when it is created; this queue has %d.", in.Tags[ShardsTag], ShardsTag, have)
+	}
 	next := cloneQueue(q)
 	if next.Tags == nil {
 		next.Tags = make(map[string]string, len(in.Tags))
@@ -65,7 +97,8 @@ func (s *Service) TagQueue(ctx context.Context, c Caller, in TagQueueInput) erro
 	return s.updateQueue(ctx, next)
 }
 
-// UntagQueue removes tags; unknown keys are ignored.
+// UntagQueue removes tags; unknown keys are ignored. Removing the
+// ShardsTag leaves the queue's shard count as it is.
 func (s *Service) UntagQueue(ctx context.Context, c Caller, in UntagQueueInput) error {
 	q, err := s.queueFor(ctx, c, ActUntagQueue, in.QueueURL)
 	if err != nil {

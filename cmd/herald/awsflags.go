@@ -28,6 +28,8 @@ type awsConfig struct {
 	// receiptSecret keys the MAC of receipt handles; nodes of one cluster
 	// share it.
 	receiptSecret string
+	// shards is the shard count of new queues (sqs.Config.Shards).
+	shards sqsShards
 
 	redisAddr     string
 	redisPassword string
@@ -47,6 +49,7 @@ func (c *awsConfig) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.regions, "aws-regions", "", "AWS regions requests are served for, comma-separated, or * for any: when --aws-access-keys is set, a signature scoped to another region is refused (SignatureDoesNotMatch); default: --aws-region")
 	fs.StringVar(&c.accessKeys, "aws-access-keys", "", "AWS access keys accepted by the SQS/SNS APIs, comma-separated AKID:SECRET or AKID:SECRET:ACCOUNT; when set, every AWS request must carry a valid SigV4 signature (prefer the environment variable)")
 	fs.Var(&c.limits, "sqs-limit", "override one SQS limit, NAME=VALUE (repeatable), e.g. MaxMaximumMessageSize=2097152; names: "+strings.Join(limitNames(), ", "))
+	fs.Var(&c.shards, "sqs-shards", fmt.Sprintf("message shards of a new SQS queue whose CreateQueue sets none with the tag %s, 1 to %d; 0: the engine's default (docs/sqs.md, \"Shards per queue\"); a queue keeps the count it was created with", sqs.ShardsTag, sqs.MaxShards))
 	fs.StringVar(&c.receiptSecret, "sqs-receipt-secret", "", "secret keying SQS receipt handles so clients cannot forge them; every node of a cluster needs the same (prefer the environment variable)")
 	fs.StringVar(&c.snsKeyFile, "sns-signing-key-file", "", "PEM RSA private key SNS signs notifications with (with --sns-signing-cert-file; every node of a cluster needs the same); empty: one created in --data-dir")
 	fs.StringVar(&c.snsCertFile, "sns-signing-cert-file", "", "PEM certificate of --sns-signing-key-file, served at the SigningCertURL")
@@ -114,6 +117,21 @@ func parseAccessKeys(text string) ([]accessKey, error) {
 		keys = append(keys, k)
 	}
 	return keys, nil
+}
+
+// sqsShards is the --sqs-shards flag: 0 (the engine's default) or 1 to
+// sqs.MaxShards.
+type sqsShards int
+
+func (n *sqsShards) String() string { return strconv.Itoa(int(*n)) }
+
+func (n *sqsShards) Set(text string) error {
+	v, err := strconv.Atoi(strings.TrimSpace(text))
+	if err != nil || v < 0 || v > sqs.MaxShards {
+		return fmt.Errorf("want a number of message shards from 1 to %d, or 0 for the engine's default", sqs.MaxShards)
+	}
+	*n = sqsShards(v)
+	return nil
 }
 
 // sqsLimits is the --sqs-limit flag: sqs.Limits with NAME=VALUE overrides

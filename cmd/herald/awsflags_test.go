@@ -1,12 +1,16 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"io"
+	"log/slog"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/heraldmq/herald/sqs"
+	"github.com/heraldmq/herald/sqs/sqsmem"
 )
 
 func TestParseAccessKeys(t *testing.T) {
@@ -101,6 +105,74 @@ func TestAWSRegionsFlag(t *testing.T) {
 			}
 			if !slices.Equal(got, tc.want) || (got == nil) != (tc.want == nil) {
 				t.Fatalf("regions %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestSQSShardsFlag: --sqs-shards, HERALD_SQS_SHARDS or sqs-shards in the
+// file sets the shard count of the queue service's new queues (0: the
+// engine's default, 1 in memory); a value outside 0..256 stops the start
+// naming where it came from and the range.
+func TestSQSShardsFlag(t *testing.T) {
+	cases := []struct {
+		name    string
+		file    string
+		args    []string
+		env     string // HERALD_SQS_SHARDS; "" leaves it unset
+		want    int
+		wantErr string // in the error, with the range
+	}{
+		{name: "default is the engine's", want: 0},
+		{name: "flag", args: []string{"--sqs-shards", "16"}, want: 16},
+		{name: "the most", args: []string{"--sqs-shards=256"}, want: 256},
+		{name: "zero", args: []string{"--sqs-shards", "0"}, want: 0},
+		{name: "environment", env: "8", want: 8},
+		{name: "file", file: "sqs-shards: 32\n", want: 32},
+		{name: "file, nested", file: "sqs:\n  shards: 12\n", want: 12},
+		{name: "flag over environment", env: "8", args: []string{"--sqs-shards", "2"}, want: 2},
+		{name: "above the most", args: []string{"--sqs-shards", "257"}, wantErr: "--sqs-shards"},
+		{name: "negative", args: []string{"--sqs-shards", "-1"}, wantErr: "--sqs-shards"},
+		{name: "not a number", args: []string{"--sqs-shards", "many"}, wantErr: "--sqs-shards"},
+		{name: "environment above the most", env: "300", wantErr: "HERALD_SQS_SHARDS"},
+		{name: "file above the most", file: "sqs-shards: 1000\n", wantErr: "sqs-shards"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.env != "" {
+				t.Setenv("HERALD_SQS_SHARDS", tc.env)
+			}
+			c, err := loadServe(t, tc.file, tc.args...)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), "1 to 256") {
+					t.Fatalf("error %v, want one naming %s and the range 1 to 256", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if int(c.aws.shards) != tc.want {
+				t.Fatalf("shards %d, want %d", c.aws.shards, tc.want)
+			}
+			store := sqsmem.NewStore()
+			e := &engine{queues: store, index: sqsmem.NewIndex(sqsmem.IndexOptions{}), notifier: sqsmem.NewNotifier()}
+			q, err := openQueues(e, c.aws, slog.New(slog.DiscardHandler))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer q.closer()
+			ctx := context.Background()
+			caller := sqs.Caller{Account: testAccount, Scheme: "http", Host: "127.0.0.1:4566"}
+			if _, err := q.svc.CreateQueue(ctx, caller, sqs.CreateQueueInput{QueueName: "q"}); err != nil {
+				t.Fatal(err)
+			}
+			rec, err := store.GetQueue(ctx, testAccount, "q")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := max(tc.want, store.DefaultShards()); rec.Shards != want {
+				t.Errorf("a new queue has %d shards, want %d", rec.Shards, want)
 			}
 		})
 	}

@@ -36,7 +36,7 @@ func openQueues(e *engine, cfg awsConfig, log *slog.Logger) (*queueService, erro
 	}
 	// The default account (--aws-account) is the operator's: its callers
 	// may bump the index epoch (POST /v1/admin/sqs/reindex).
-	sqsCfg := sqs.Config{Limits: cfg.limits.Limits, Region: cfg.region, ReceiptHandleSecret: secret, Logger: log,
+	sqsCfg := sqs.Config{Limits: cfg.limits.Limits, Region: cfg.region, Shards: int(cfg.shards), ReceiptHandleSecret: secret, Logger: log,
 		IndexEpochs: e.indexEpochs, OperatorAccount: cfg.account, DC: e.dc}
 	svc := sqs.NewService(e.queues, e.index, e.notifier, sqsCfg)
 	return &queueService{svc: svc, closer: func() { svc.Close() }}, nil

@@ -41,6 +41,8 @@ func RunStore(t *testing.T, open func(t *testing.T) sqs.Store) {
 		{"ScanOrderByIDTimeThenBytes", testScanOrder},
 		{"ScanPagesAfterAnID", testScanPaging},
 		{"ScanIsPerShard", testScanShards},
+		{"ManyShardsEachReached", testManyShards},
+		{"QueueKeepsItsShardCount", testQueueKeepsItsShards},
 		{"PurgeMessagesBefore", testPurgeMessages},
 		{"PurgedAtDoesNotHideMessages", testPurgedAt},
 		{"Expiry", testStoreExpiry},
