@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/heraldmq/herald/load/loadgen"
 	"github.com/heraldmq/herald/load/wsload"
 )
 
@@ -75,7 +76,7 @@ func run(ctx context.Context, opts options, argv []string, stdout, stderr io.Wri
 		r.warn("raising the open-file limit: %v", err)
 	}
 
-	release, err := takeLoadLock(ctx, loadLockPath, stderr)
+	release, err := loadgen.TakeLock(ctx, loadgen.LockPath, stderr)
 	if err != nil {
 		return err
 	}

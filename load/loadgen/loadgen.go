@@ -58,6 +58,7 @@ type Result struct {
 	ItemsPerSec float64       `json:"items_per_sec"`
 	P50         time.Duration `json:"p50_ns"`
 	P90         time.Duration `json:"p90_ns"`
+	P95         time.Duration `json:"p95_ns"`
 	P99         time.Duration `json:"p99_ns"`
 	P999        time.Duration `json:"p999_ns"`
 	Max         time.Duration `json:"max_ns"`
@@ -165,7 +166,8 @@ func Summarize(r Result, latencies []time.Duration) Result {
 		r.ItemsPerSec = float64(r.Items) / secs
 	}
 	if len(latencies) > 0 {
-		r.P50, r.P90, r.P99, r.P999 = quantile(latencies, 0.50), quantile(latencies, 0.90), quantile(latencies, 0.99), quantile(latencies, 0.999)
+		r.P50, r.P90, r.P95 = quantile(latencies, 0.50), quantile(latencies, 0.90), quantile(latencies, 0.95)
+		r.P99, r.P999 = quantile(latencies, 0.99), quantile(latencies, 0.999)
 		r.Max = latencies[len(latencies)-1]
 	}
 	return r

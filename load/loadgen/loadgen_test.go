@@ -66,11 +66,11 @@ func TestSummarizeComputesRatesAndPercentiles(t *testing.T) {
 	if r.Calls != 1000 || r.CallsPerSec != 500 || r.ItemsPerSec != 2000 {
 		t.Fatalf("result %+v, want 1000 calls at 500/s and 2000 items/s", r)
 	}
-	want := []time.Duration{500 * time.Microsecond, 900 * time.Microsecond, 990 * time.Microsecond, 999 * time.Microsecond, 1000 * time.Microsecond}
-	got := []time.Duration{r.P50, r.P90, r.P99, r.P999, r.Max}
+	want := []time.Duration{500 * time.Microsecond, 900 * time.Microsecond, 950 * time.Microsecond, 990 * time.Microsecond, 999 * time.Microsecond, 1000 * time.Microsecond}
+	got := []time.Duration{r.P50, r.P90, r.P95, r.P99, r.P999, r.Max}
 	for i := range want {
 		if got[i] != want[i] {
-			t.Fatalf("p50/p90/p99/p99.9/max = %v, want %v", got, want)
+			t.Fatalf("p50/p90/p95/p99/p99.9/max = %v, want %v", got, want)
 		}
 	}
 	if empty := Summarize(Result{Name: "none", Errors: 3, Elapsed: time.Second}, nil); empty.Calls != 0 || empty.P99 != 0 || empty.Errors != 3 {

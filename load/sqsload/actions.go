@@ -63,10 +63,16 @@ func (a batchAnswer) err(action string, entries int) error {
 
 // CreateQueue creates (or finds) the queue name and returns its URL.
 func (c *Client) CreateQueue(ctx context.Context, name string, attributes map[string]string) (string, error) {
+	return c.CreateTaggedQueue(ctx, name, attributes, nil)
+}
+
+// CreateTaggedQueue is CreateQueue with tags (herald:shards, say).
+func (c *Client) CreateTaggedQueue(ctx context.Context, name string, attributes, tags map[string]string) (string, error) {
 	body, err := json.Marshal(struct {
 		QueueName  string            `json:"QueueName"`
 		Attributes map[string]string `json:"Attributes,omitempty"`
-	}{name, attributes})
+		Tags       map[string]string `json:"tags,omitempty"`
+	}{name, attributes, tags})
 	if err != nil {
 		return "", err
 	}

@@ -11,7 +11,12 @@ import (
 
 // Config describes one benchmark run.
 type Config struct {
-	Server      string        // base URL of the server; the only address the run talks to
+	Server string // base URL of the server; the only address the run talks to
+	// Servers, when set, are more base URLs the workers spread over:
+	// worker w calls Servers[w mod len] (and Server, which is Servers[0]
+	// when empty, creates and deletes the queues). A cluster of nodes
+	// serving one set of queues is loaded this way (bench/scale).
+	Servers     []string
 	Concurrency int           // workers, each with its own keep-alive connection
 	Duration    time.Duration // how long the load runs (0: until Requests)
 	Requests    int           // stop after this many worker cycles (0: until Duration)
@@ -31,6 +36,8 @@ type Config struct {
 	// receives but does not send, otherwise none.
 	Prefill int
 	Keep    bool // leave the queues behind instead of deleting them
+	// Tags are given to every queue the run creates (e.g. herald:shards).
+	Tags map[string]string
 	// QueuePrefix names the run's queues (prefix-0, prefix-1, ...); empty
 	// picks a unique one so runs never see each other's queues.
 	QueuePrefix string
@@ -68,11 +75,16 @@ func (c Config) Validate() error {
 
 // withDefaults fills what the caller left to choose and checks the rest.
 func (c Config) withDefaults() (Config, error) {
+	if c.Server == "" && len(c.Servers) > 0 {
+		c.Server = c.Servers[0]
+	}
 	if c.Server == "" {
 		return c, fmt.Errorf("no server to load")
 	}
-	if !strings.HasPrefix(c.Server, "http://") && !strings.HasPrefix(c.Server, "https://") {
-		return c, fmt.Errorf("server %q: want an http:// or https:// URL", c.Server)
+	for _, s := range append([]string{c.Server}, c.Servers...) {
+		if !strings.HasPrefix(s, "http://") && !strings.HasPrefix(s, "https://") {
+			return c, fmt.Errorf("server %q: want an http:// or https:// URL", s)
+		}
 	}
 	if c.Concurrency < 1 {
 		return c, fmt.Errorf("concurrency %d: want at least 1", c.Concurrency)
@@ -110,14 +122,41 @@ func (c Config) withDefaults() (Config, error) {
 	return c, nil
 }
 
-// client returns a client sized for c's concurrency; one call may take a
-// whole long poll.
-func (c Config) client() *Client {
-	return NewClient(c.Server, Options{
-		Connections: c.Concurrency,
+// client returns a client of c.Server sized for c's concurrency; one call
+// may take a whole long poll.
+func (c Config) client() *Client { return c.clientOf(c.Server, c.Concurrency) }
+
+func (c Config) clientOf(server string, connections int) *Client {
+	return NewClient(server, Options{
+		Connections: connections,
 		Timeout:     time.Duration(c.Wait)*time.Second + 30*time.Second,
 		AccessKey:   c.AccessKey, SecretKey: c.SecretKey, Region: c.Region,
 	})
+}
+
+// workerClients returns the client of each worker: c (of c.Server) for
+// every worker, or with Servers one client per server, worker w calling
+// Servers[w mod len], and the function closing the extra clients.
+func (c Config) workerClients(main *Client) ([]*Client, func()) {
+	out := make([]*Client, c.Concurrency)
+	if len(c.Servers) == 0 {
+		for w := range out {
+			out[w] = main
+		}
+		return out, func() {}
+	}
+	per := make([]*Client, len(c.Servers))
+	for i, s := range c.Servers {
+		per[i] = c.clientOf(s, (c.Concurrency+len(c.Servers)-1)/len(c.Servers))
+	}
+	for w := range out {
+		out[w] = per[w%len(per)]
+	}
+	return out, func() {
+		for _, p := range per {
+			p.Close()
+		}
+	}
 }
 
 // queueName is the name of the run's i-th queue.

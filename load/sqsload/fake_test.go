@@ -40,6 +40,7 @@ const (
 
 type fakeRequest struct {
 	Target, ContentType, Authorization string
+	Host                               string // the address the request was sent to
 	Body                               map[string]any
 }
 
@@ -58,6 +59,14 @@ func newFakeSQS(t *testing.T) *fakeSQS {
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(f.srv.Close)
 	return f
+}
+
+// secondDoor serves f's queues from another address too, as a second node
+// of one cluster would, and returns its URL.
+func (f *fakeSQS) secondDoor(t *testing.T) string {
+	srv := httptest.NewServer(http.HandlerFunc(f.serve))
+	t.Cleanup(srv.Close)
+	return srv.URL
 }
 
 func (f *fakeSQS) serve(w http.ResponseWriter, r *http.Request) {
@@ -88,7 +97,7 @@ func (f *fakeSQS) serve(w http.ResponseWriter, r *http.Request) {
 	target := r.Header.Get("X-Amz-Target")
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.requests = append(f.requests, fakeRequest{Target: target, ContentType: r.Header.Get("Content-Type"),
+	f.requests = append(f.requests, fakeRequest{Target: target, Host: r.Host, ContentType: r.Header.Get("Content-Type"),
 		Authorization: r.Header.Get("Authorization"), Body: body})
 	action, ok := strings.CutPrefix(target, "AmazonSQS.")
 	if !ok || r.URL.Path != "/" {

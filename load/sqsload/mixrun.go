@@ -106,7 +106,9 @@ func RunMix(ctx context.Context, cfg Config) (report MixReport, err error) {
 	}
 
 	tally := NewTally(cfg.Concurrency)
-	w := mixWorkers{client: c, cfg: cfg, queues: queues, tally: tally,
+	clients, closeClients := cfg.workerClients(c)
+	defer closeClients()
+	w := mixWorkers{clients: clients, cfg: cfg, queues: queues, tally: tally,
 		received: make([][]Message, cfg.Concurrency), handles: make([][]string, cfg.Concurrency)}
 	cfg.mark(MarkLoadStart)
 	report.Cycles = loadgen.Run(ctx, "cycle", loadgen.Config{Concurrency: cfg.Concurrency, Duration: cfg.Duration,
@@ -131,7 +133,7 @@ func RunMix(ctx context.Context, cfg Config) (report MixReport, err error) {
 // mixWorkers runs the cycles of a mix run. Each worker owns its slot of
 // received and handles, reused from cycle to cycle.
 type mixWorkers struct {
-	client   *Client
+	clients  []*Client // each worker's
 	cfg      Config
 	queues   []mixQueue
 	tally    *Tally
@@ -143,6 +145,7 @@ type mixWorkers struct {
 // recorded under its own action. It returns the messages sent.
 func (m *mixWorkers) cycle(ctx context.Context, worker, seq int) (int, error) {
 	q := &m.queues[(worker+seq*m.cfg.Concurrency)%len(m.queues)]
+	client := m.clients[worker]
 	sent := 0
 	// In a paced run the cycle's first call counts from when the cycle was
 	// due, so time spent waiting for a free worker is not hidden.
@@ -156,7 +159,7 @@ func (m *mixWorkers) cycle(ctx context.Context, worker, seq int) (int, error) {
 	}
 	for range m.cfg.Mix.Sends {
 		t0 := startCall()
-		n, err := m.client.Send(ctx, q.send, m.cfg.Batch)
+		n, err := client.Send(ctx, q.send, m.cfg.Batch)
 		if err := m.record(ctx, worker, q.send.Action(), t0, n, err); err != nil {
 			return sent, err
 		}
@@ -168,7 +171,7 @@ func (m *mixWorkers) cycle(ctx context.Context, worker, seq int) (int, error) {
 		before := len(received)
 		t0 := startCall()
 		var err error
-		received, err = m.client.Receive(ctx, q.receive, received)
+		received, err = client.Receive(ctx, q.receive, received)
 		if err := m.record(ctx, worker, ActionReceiveMessage, t0, len(received)-before, err); err != nil {
 			return sent, err
 		}
@@ -184,7 +187,7 @@ func (m *mixWorkers) cycle(ctx context.Context, worker, seq int) (int, error) {
 	for start := 0; start < len(handles); start += m.cfg.Batch {
 		chunk := handles[start:min(start+m.cfg.Batch, len(handles))]
 		t0 := startCall()
-		action, n, err := m.client.Delete(ctx, q.url, chunk, m.cfg.Batch > 1)
+		action, n, err := client.Delete(ctx, q.url, chunk, m.cfg.Batch > 1)
 		if err := m.record(ctx, worker, action, t0, n, err); err != nil {
 			return sent, err
 		}

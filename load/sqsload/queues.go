@@ -18,7 +18,7 @@ func createQueues(ctx context.Context, c *Client, cfg Config, n int, progress io
 	r := loadgen.Run(ctx, ActionCreateQueue, loadgen.Config{Concurrency: min(cfg.Concurrency, n), Requests: n, Progress: progress},
 		func(ctx context.Context, _, _ int) (int, error) {
 			i := int(next.Add(1) - 1)
-			url, err := c.CreateQueue(ctx, cfg.queueName(i), nil)
+			url, err := c.CreateTaggedQueue(ctx, cfg.queueName(i), nil, cfg.Tags)
 			urls[i] = url
 			return 1, err
 		})

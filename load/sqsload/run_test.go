@@ -361,3 +361,75 @@ func TestMixMarksItsMeasuredPhase(t *testing.T) {
 		t.Fatalf("last request %s", last)
 	}
 }
+
+// With Servers, worker w calls Servers[w mod len]: each worker's client is
+// its door's, and a mix of four workers over two doors of one set of
+// queues sends through both, creating the queues through the first.
+func TestMixSpreadsWorkersOverServers(t *testing.T) {
+	f := newFakeSQS(t)
+	doors := []string{f.srv.URL, f.secondDoor(t)}
+	cfg := testConfig(f, "send=1,receive=1,delete=1", func(c *Config) {
+		c.Server, c.Servers, c.Concurrency, c.Requests, c.Queues = "", doors, 4, 40, 4
+	})
+	checked, err := cfg.withDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	clients, closeAll := checked.workerClients(checked.client())
+	for w, c := range clients {
+		if want := doors[w%2] + "/"; c.endpoint != want {
+			t.Errorf("worker %d calls %s, want %s", w, c.endpoint, want)
+		}
+	}
+	closeAll()
+
+	r, err := RunMix(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.All.Errors != 0 {
+		t.Fatalf("%d errors, first: %s", r.All.Errors, r.All.FirstError)
+	}
+	perHost := map[string]int{}
+	for _, req := range f.requestsOf(ActionSendMessageBatch) {
+		perHost[req.Host]++
+	}
+	total := 0
+	for _, d := range doors {
+		n := perHost[strings.TrimPrefix(d, "http://")]
+		if n == 0 {
+			t.Errorf("no send went through %s: %v", d, perHost)
+		}
+		total += n
+	}
+	if total != 40 {
+		t.Errorf("%d sends in all, want 40 (one a cycle): %v", total, perHost)
+	}
+	for _, c := range f.requestsOf(ActionCreateQueue) {
+		if c.Host != strings.TrimPrefix(doors[0], "http://") {
+			t.Errorf("CreateQueue through %s, want the first server", c.Host)
+		}
+	}
+}
+
+// Config.Tags go with every CreateQueue of the run, as the JSON protocol's
+// "tags" member.
+func TestMixCreatesQueuesWithTags(t *testing.T) {
+	f := newFakeSQS(t)
+	_, err := RunMix(t.Context(), testConfig(f, "send=1,receive=1,delete=1", func(c *Config) {
+		c.Tags = map[string]string{"herald:shards": "16"}
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	creates := f.requestsOf(ActionCreateQueue)
+	if len(creates) != 2 {
+		t.Fatalf("%d CreateQueue calls, want 2", len(creates))
+	}
+	for _, c := range creates {
+		tags, _ := c.Body["tags"].(map[string]any)
+		if tags["herald:shards"] != "16" || len(tags) != 1 {
+			t.Errorf("CreateQueue tags %v, want herald:shards=16", c.Body["tags"])
+		}
+	}
+}

@@ -1,4 +1,4 @@
-package main
+package loadgen
 
 import (
 	"context"
@@ -10,14 +10,15 @@ import (
 	"time"
 )
 
-// loadLockPath is the lock every load run on this machine holds, so that
-// no two loads share the cores: `flock /tmp/herald-load.lock CMD` takes the
-// same lock (flock(2)) from a shell.
-const loadLockPath = "/tmp/herald-load.lock"
+// LockPath is the lock every load run on this machine holds, so that no
+// two loads share the cores (bench/peers, bench/scale): `flock
+// /tmp/herald-load.lock CMD` takes the same lock (flock(2)) from a shell.
+const LockPath = "/tmp/herald-load.lock"
 
-// takeLoadLock waits for the exclusive lock at path, polling so that ctx
-// can end the wait, and returns the function releasing it.
-func takeLoadLock(ctx context.Context, path string, log io.Writer) (release func(), err error) {
+// TakeLock waits for the exclusive lock at path, polling so that ctx can
+// end the wait, and returns the function releasing it. log hears that the
+// run waits, once.
+func TakeLock(ctx context.Context, path string, log io.Writer) (release func(), err error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o666)
 	if err != nil {
 		return nil, fmt.Errorf("load lock: %w", err)
@@ -36,7 +37,7 @@ func takeLoadLock(ctx context.Context, path string, log io.Writer) (release func
 			return nil, fmt.Errorf("load lock %s: %w", path, err)
 		}
 		if !said {
-			fmt.Fprintf(log, "peers: waiting for %s (another load run holds it)\n", path)
+			fmt.Fprintf(log, "waiting for %s (another load run holds it)\n", path)
 			said = true
 		}
 		select {
