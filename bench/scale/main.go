@@ -47,7 +47,8 @@ type options struct {
 	rounds              int // flat-out runs per step and workload; the median counts
 	clusterWarmup       time.Duration
 	joinWarmup          time.Duration // the same after a node joins the ring
-	pprofDir            string // CPU profiles of the first node, one a step and workload
+	pprofDir            string        // CPU profiles of the first node, one a step and workload
+	fromJSON            string        // report a saved run instead of measuring
 	jsonPath, plotPath  string
 	minEfficiency       float64 // fail when E(2) of the Herald tier is below it
 	redisCluster        bool
@@ -77,6 +78,7 @@ func parseOptions(args []string) (options, error) {
 	fs.IntVar(&o.perNode, "concurrency-per-node", 16, "concurrent workers per Herald node")
 	fs.IntVar(&o.rounds, "rounds", 2, "flat-out runs per step and workload (their median counts; this machine's runs vary by 20% and more)")
 	fs.StringVar(&o.pprofDir, "pprof-dir", "", "write a CPU profile of the first Herald node over each step's first flat-out round to this directory (WORKLOAD-TIER-N.pprof)")
+	fs.StringVar(&o.fromJSON, "from-json", "", "measure nothing: print the tables of a saved --json file and draw its --plot")
 	fs.StringVar(&o.jsonPath, "json", "", "write the results as JSON to this file")
 	fs.StringVar(&o.plotPath, "plot", "", "draw throughput against nodes to this file (.png or .svg)")
 	fs.Float64Var(&o.minEfficiency, "min-efficiency", 0, "exit 1 when a workload's E(2) on the Herald tier is below this (0: never)")

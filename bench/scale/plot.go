@@ -69,7 +69,7 @@ func speedupPlot(title, axis string, names []string, results map[string]*tierRes
 	p.X.Label.Text = axis
 	p.Y.Label.Text = "throughput / first step's"
 	p.Legend.Top, p.Legend.Left = true, true
-	maxNodes := 0
+	maxNodes, top := 0, 0.0
 	for i, name := range names {
 		ps := sortedPoints(pick(results[name]))
 		if len(ps) == 0 || ps[0].PerS <= 0 {
@@ -78,7 +78,7 @@ func speedupPlot(title, axis string, names []string, results map[string]*tierRes
 		xy := make(plotter.XYs, len(ps))
 		for j, pt := range ps {
 			xy[j].X, xy[j].Y = float64(pt.Nodes), pt.PerS/ps[0].PerS
-			maxNodes = max(maxNodes, pt.Nodes)
+			maxNodes, top = max(maxNodes, pt.Nodes), max(top, xy[j].Y)
 		}
 		line, marks, err := plotter.NewLinePoints(xy)
 		if err != nil {
@@ -99,7 +99,8 @@ func speedupPlot(title, axis string, names []string, results map[string]*tierRes
 	p.Add(ideal)
 	p.Legend.Add("linear", ideal)
 	p.X.Min, p.X.Max = 1, float64(maxNodes)
-	p.Y.Min, p.Y.Max = 0, float64(maxNodes)*1.05
+	// Room above the highest line for the legend.
+	p.Y.Min, p.Y.Max = 0, max(float64(maxNodes), top)*1.35
 	p.Add(plotter.NewGrid())
 	return p, nil
 }

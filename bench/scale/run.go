@@ -23,6 +23,9 @@ import (
 
 // run measures every tier and step o asks for and reports them.
 func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
+	if o.fromJSON != "" {
+		return report(o, stdout)
+	}
 	repo, err := repoRoot()
 	if err != nil {
 		return err
@@ -190,6 +193,29 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		return err
 	}
 	return checkEfficiency(o, results)
+}
+
+// report prints the tables of a saved run and draws its plot.
+func report(o options, stdout io.Writer) error {
+	b, err := os.ReadFile(o.fromJSON)
+	if err != nil {
+		return err
+	}
+	var results map[string]*tierResult
+	if err := json.Unmarshal(b, &results); err != nil {
+		return fmt.Errorf("%s: %w", o.fromJSON, err)
+	}
+	var names []string
+	for _, w := range o.workloads {
+		if results[w] != nil {
+			names = append(names, w)
+		}
+	}
+	writeTable(stdout, names, results)
+	if o.plotPath != "" {
+		return drawPlot(o.plotPath, names, results)
+	}
+	return nil
 }
 
 // finish computes the efficiencies of every tier from its points.
