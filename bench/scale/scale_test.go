@@ -52,8 +52,8 @@ func TestShortFormIsCIsRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(o.workloads) != 1 || o.workloads[0] != "sqs-mix" || len(o.heraldNodes) != 2 || o.heraldNodes[1] != 2 ||
-		len(o.cassandraNodes) != 0 || o.rounds != 1 || o.minEfficiency != 0.7 {
-		t.Errorf("short options %+v: want sqs-mix at N = 1, 2, no Cassandra tier, one round", o)
+		len(o.cassandraNodes) != 0 || o.rounds != 3 || o.minEfficiency != 0.7 {
+		t.Errorf("short options %+v: want sqs-mix at N = 1, 2, no Cassandra tier, three rounds", o)
 	}
 	if _, err := parseOptions([]string{"--workloads", "sqs-mix,nope"}); err == nil || !strings.Contains(err.Error(), `unknown workload "nope"`) {
 		t.Errorf("an unknown workload: error %v", err)
