@@ -50,9 +50,17 @@ func newCluster(ctx context.Context, repo, herald, runDir string, cassandra int,
 	if err := c.do(ctx, "start", strconv.Itoa(cassandra)); err != nil {
 		return nil, err
 	}
+	if err := c.readEnv(ctx); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// readEnv reads the cluster's addresses from `scripts/cluster env`.
+func (c *cluster) readEnv(ctx context.Context) error {
 	out, err := exec.CommandContext(ctx, c.script, "env").Output()
 	if err != nil {
-		return nil, fmt.Errorf("scripts/cluster env: %w", err)
+		return fmt.Errorf("scripts/cluster env: %w", err)
 	}
 	c.env = map[string]string{}
 	sc := bufio.NewScanner(bytes.NewReader(out))
@@ -64,10 +72,10 @@ func newCluster(ctx context.Context, repo, herald, runDir string, cassandra int,
 	}
 	for _, k := range []string{"HERALD_CLUSTER_CASSANDRA", "HERALD_CLUSTER_REDIS", "HERALD_CLUSTER_AMQP"} {
 		if c.env[k] == "" {
-			return nil, fmt.Errorf("scripts/cluster env: no %s", k)
+			return fmt.Errorf("scripts/cluster env: no %s", k)
 		}
 	}
-	return c, nil
+	return nil
 }
 
 // do runs scripts/cluster with args, its output to the log.
@@ -90,14 +98,8 @@ func (c *cluster) grow(ctx context.Context, m int) error {
 	if err := c.do(ctx, "grow", strconv.Itoa(m)); err != nil {
 		return err
 	}
-	out, err := exec.CommandContext(ctx, c.script, "env").Output()
-	if err != nil {
+	if err := c.readEnv(ctx); err != nil {
 		return err
-	}
-	for _, line := range strings.Split(string(out), "\n") {
-		if v, ok := strings.CutPrefix(line, "export HERALD_CLUSTER_CASSANDRA="); ok {
-			c.env["HERALD_CLUSTER_CASSANDRA"] = v
-		}
 	}
 	if n := c.cassandraNodes(); n != m {
 		return fmt.Errorf("the ring has %d nodes after grow %d", n, m)
@@ -108,6 +110,16 @@ func (c *cluster) grow(ctx context.Context, m int) error {
 // quota caps a group at cores (0: no cap).
 func (c *cluster) quota(ctx context.Context, group string, cores float64) error {
 	return c.do(ctx, "quota", group, coresArg(cores))
+}
+
+// capRing caps every Cassandra node of the ring at cores (0: no cap).
+func (c *cluster) capRing(ctx context.Context, cores float64) error {
+	for i := 1; i <= c.cassandraNodes(); i++ {
+		if err := c.quota(ctx, fmt.Sprintf("cassandra-%d", i), cores); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func coresArg(cores float64) string {

@@ -77,9 +77,7 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	defer func() {
 		c.stopNodes()
 		// The caps go, so that the cluster is left as it was started.
-		for i := 1; i <= c.cassandraNodes(); i++ {
-			_ = c.quota(context.WithoutCancel(ctx), fmt.Sprintf("cassandra-%d", i), 0)
-		}
+		_ = c.capRing(context.WithoutCancel(ctx), 0)
 		if !o.keep {
 			c.cleanup(context.WithoutCancel(ctx), keyspaces, setup.redisPrefix, redisAddr)
 		}
@@ -93,11 +91,6 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	started := time.Now()
 
 	if len(o.heraldNodes) > 0 {
-		for i := 1; i <= c.cassandraNodes(); i++ {
-			if err := c.quota(ctx, fmt.Sprintf("cassandra-%d", i), 0); err != nil {
-				return err
-			}
-		}
 		if err := warmCluster(ctx, m, c, setup, o.workloads, o.clusterWarmup); err != nil {
 			return err
 		}
@@ -105,36 +98,28 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		s.cores = o.heraldCores
 		m.tier = "herald"
 		for _, n := range o.heraldNodes {
-			if err := measureStep(ctx, m, c, s, n, n, o.workloads, func(w string) map[string]*point {
-				if results[w].HeraldNodes == nil {
-					results[w].HeraldNodes = map[string]*point{}
-				}
-				return results[w].HeraldNodes
-			}); err != nil {
+			step, err := measureStep(ctx, m, c, s, n, n, o.workloads)
+			if err != nil {
 				return err
+			}
+			for w, p := range step {
+				setPoint(&results[w].HeraldNodes, p)
 			}
 			stepDone(o, results, stderr)
 		}
 	}
 	if o.oneNode {
 		// On the ring as the Herald tier left it, nothing capped.
-		for i := 1; i <= c.cassandraNodes(); i++ {
-			if err := c.quota(ctx, fmt.Sprintf("cassandra-%d", i), 0); err != nil {
-				return err
-			}
-		}
-		m.tier = "one"
-		one := map[string]map[string]*point{}
-		if err := measureStep(ctx, m, c, setup, 1, 1, o.workloads, func(w string) map[string]*point {
-			if one[w] == nil {
-				one[w] = map[string]*point{}
-			}
-			return one[w]
-		}); err != nil {
+		if err := c.capRing(ctx, 0); err != nil {
 			return err
 		}
-		for w, ps := range one {
-			results[w].OneNode = ps["1"]
+		m.tier = "one"
+		step, err := measureStep(ctx, m, c, setup, 1, 1, o.workloads)
+		if err != nil {
+			return err
+		}
+		for w, p := range step {
+			results[w].OneNode = p
 		}
 		stepDone(o, results, stderr)
 	}
@@ -153,35 +138,27 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 			if err := warmCluster(ctx, m, c, s, o.workloads, warm); err != nil {
 				return err
 			}
-			for i := 1; i <= mNodes; i++ {
-				if err := c.quota(ctx, fmt.Sprintf("cassandra-%d", i), o.cassandraCores); err != nil {
-					return err
-				}
-			}
-			if err := measureStep(ctx, m, c, s, o.cassTierHerald, mNodes, o.workloads, func(w string) map[string]*point {
-				if results[w].CassandraNodes == nil {
-					results[w].CassandraNodes = map[string]*point{}
-				}
-				return results[w].CassandraNodes
-			}); err != nil {
+			if err := c.capRing(ctx, o.cassandraCores); err != nil {
 				return err
+			}
+			step, err := measureStep(ctx, m, c, s, o.cassTierHerald, mNodes, o.workloads)
+			if err != nil {
+				return err
+			}
+			for w, p := range step {
+				setPoint(&results[w].CassandraNodes, p)
 			}
 			stepDone(o, results, stderr)
 		}
 		if last := o.cassandraNodes[len(o.cassandraNodes)-1]; o.rf3 && last == 3 {
 			s.keyspace, s.replication, m.tier = ks+"_rf3", "3", "rf3"
 			keyspaces = append(keyspaces, s.keyspace)
-			rf3 := map[string]map[string]*point{}
-			if err := measureStep(ctx, m, c, s, o.cassTierHerald, 3, o.workloads, func(w string) map[string]*point {
-				if rf3[w] == nil {
-					rf3[w] = map[string]*point{}
-				}
-				return rf3[w]
-			}); err != nil {
+			step, err := measureStep(ctx, m, c, s, o.cassTierHerald, 3, o.workloads)
+			if err != nil {
 				return err
 			}
-			for w, ps := range rf3 {
-				results[w].CassandraRF3 = ps["3"]
+			for w, p := range step {
+				results[w].CassandraRF3 = p
 			}
 		}
 	}
@@ -262,10 +239,8 @@ func warmCluster(ctx context.Context, m *measurer, c *cluster, s heraldSetup, na
 	if d <= 0 {
 		return nil
 	}
-	for i := 1; i <= c.cassandraNodes(); i++ {
-		if err := c.quota(ctx, fmt.Sprintf("cassandra-%d", i), 0); err != nil {
-			return err
-		}
+	if err := c.capRing(ctx, 0); err != nil {
+		return err
 	}
 	s.cores = 0
 	if err := c.startNodes(ctx, 2, s); err != nil {
@@ -287,28 +262,37 @@ func warmCluster(ctx context.Context, m *measurer, c *cluster, s heraldSetup, na
 }
 
 // measureStep starts nodes Herald nodes, measures every workload and
-// stops them; pointsOf returns the map a workload's point goes to, keyed
-// by key (the tier's node count).
-func measureStep(ctx context.Context, m *measurer, c *cluster, s heraldSetup, nodes, key int, names []string, pointsOf func(string) map[string]*point) error {
+// stops them. It returns each workload's point, labelled with key (the
+// tier's node count).
+func measureStep(ctx context.Context, m *measurer, c *cluster, s heraldSetup, nodes, key int, names []string) (map[string]*point, error) {
 	if err := c.startNodes(ctx, nodes, s); err != nil {
 		c.stopNodes()
-		return err
+		return nil, err
 	}
 	defer c.stopNodes()
 	took, err := c.settle(ctx, 0.3, 45*time.Second)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	fmt.Fprintf(c.log, "scale: %d Herald node(s) up, the Cassandra tier quiet after %s\n", nodes, took.Round(100*time.Millisecond))
+	out := map[string]*point{}
 	for _, name := range names {
 		w, _ := workloadByName(name)
 		p, err := m.measure(ctx, w, key)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		pointsOf(name)[strconv.Itoa(key)] = p
+		out[name] = p
 	}
-	return nil
+	return out, nil
+}
+
+// setPoint files p in a tier's points under its node count.
+func setPoint(points *map[string]*point, p *point) {
+	if *points == nil {
+		*points = map[string]*point{}
+	}
+	(*points)[strconv.Itoa(p.Nodes)] = p
 }
 
 // stepDone writes what the run measured so far.
