@@ -70,8 +70,14 @@ func TestRedisCluster(t *testing.T) {
 			return New(c, Options{Prefix: freshPrefix(t, c)})
 		})
 	})
+	t.Run("IndexConformancePipelined", func(t *testing.T) {
+		sqstest.RunIndex(t, func(t *testing.T) sqs.Index {
+			c := client(t)
+			return New(c, Options{Prefix: freshPrefix(t, c), AutoPipeline: true})
+		})
+	})
 	t.Run("NotifierAcrossNodes", func(t *testing.T) {
-		a, b := NewNotifier(client(t), Options{}), NewNotifier(client(t), Options{})
+		a, b := NewNotifier(client(t), Options{AutoPipeline: true}), NewNotifier(client(t), Options{})
 		t.Cleanup(func() { a.Close(); b.Close() })
 		id := uuid.New()
 		ch, cancel := b.Wait(id)

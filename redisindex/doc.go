@@ -60,4 +60,9 @@
 // Redis that cannot be reached, or answers too slowly, makes every
 // operation fail within Options.Timeout with a herald EUnavailable error,
 // so that the Service degrades to the Store alone.
+//
+// With Options.AutoPipeline (herald's default, --redis-pipeline) the
+// scripts and publishes of concurrent callers share one write and one
+// read through go-redis's automatic pipeline (pipeline.go); each caller
+// still waits only until its own context ends.
 package redisindex

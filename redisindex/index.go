@@ -16,15 +16,17 @@ import (
 // Index is sqs.Index in Redis. It is safe for concurrent use by any number
 // of goroutines and nodes.
 type Index struct {
-	client redis.UniversalClient
-	opts   Options
+	client  redis.UniversalClient
+	scripts sender // client, or its automatic pipeline (pipeline.go)
+	opts    Options
 }
 
 var _ sqs.Index = (*Index)(nil)
 
 // New returns an Index on client. The client is the caller's to close.
 func New(client redis.UniversalClient, opts Options) *Index {
-	return &Index{client: client, opts: opts.withDefaults()}
+	opts = opts.withDefaults()
+	return &Index{client: client, scripts: newSender(client, opts), opts: opts}
 }
 
 // ClientOptions returns client options for addrs (one address: a plain
@@ -92,7 +94,7 @@ func (ix *Index) Add(ctx context.Context, q sqs.IndexQueue, entries []sqs.Entry)
 		args = append(args, k.groupPrefix, fifoArg(q))
 		args = appendEntries(args, q, entries[:n])
 		err := ix.call(ctx, "redisindex.Add", func(ctx context.Context) error {
-			return scriptAdd.Run(ctx, ix.client, k.state, args...).Err()
+			return scriptAdd.Run(ctx, ix.scripts, k.state, args...).Err()
 		})
 		if err != nil {
 			return err
@@ -120,7 +122,7 @@ func (ix *Index) Receive(ctx context.Context, q sqs.IndexQueue, r sqs.ReceiveReq
 	k := ix.keys(q.ID)
 	var reply []any
 	err := ix.call(ctx, "redisindex.Receive", func(ctx context.Context) (err error) {
-		reply, err = scriptReceive.Run(ctx, ix.client, k.state,
+		reply, err = scriptReceive.Run(ctx, ix.scripts, k.state,
 			k.groupPrefix, fifoArg(q), ix.opts.idleMillis(),
 			millis(r.Now), max(r.Max, 0), millis(r.Until),
 			ix.opts.GroupScan, ix.opts.BlockLift, q.Epoch).Slice()
@@ -159,7 +161,7 @@ func (ix *Index) Remove(ctx context.Context, q sqs.IndexQueue, ids []uuid.UUID) 
 			args = append(args, id[:])
 		}
 		err := ix.call(ctx, "redisindex.Remove", func(ctx context.Context) error {
-			return scriptRemove.Run(ctx, ix.client, k.state, args...).Err()
+			return scriptRemove.Run(ctx, ix.scripts, k.state, args...).Err()
 		})
 		if err != nil {
 			return err
@@ -175,7 +177,7 @@ func (ix *Index) SetVisibleAt(ctx context.Context, q sqs.IndexQueue, id uuid.UUI
 	k := ix.keys(q.ID)
 	var res int64
 	err := ix.call(ctx, "redisindex.SetVisibleAt", func(ctx context.Context) (err error) {
-		res, err = scriptSetVisible.Run(ctx, ix.client, k.state,
+		res, err = scriptSetVisible.Run(ctx, ix.scripts, k.state,
 			k.groupPrefix, fifoArg(q), id[:], millis(now), millis(visibleAt), max(receiveCount, 0)).Int64()
 		return err
 	})
@@ -195,7 +197,7 @@ func (ix *Index) Hide(ctx context.Context, q sqs.IndexQueue, id uuid.UUID, now, 
 	k := ix.keys(q.ID)
 	var reply []any
 	err := ix.call(ctx, "redisindex.Hide", func(ctx context.Context) (err error) {
-		reply, err = scriptHide.Run(ctx, ix.client, k.state, k.groupPrefix, fifoArg(q), id[:], millis(visibleAt)).Slice()
+		reply, err = scriptHide.Run(ctx, ix.scripts, k.state, k.groupPrefix, fifoArg(q), id[:], millis(visibleAt)).Slice()
 		return err
 	})
 	if err != nil {
@@ -212,7 +214,7 @@ func (ix *Index) Counts(ctx context.Context, q sqs.IndexQueue, now time.Time) (s
 	k := ix.keys(q.ID)
 	var reply []any
 	err := ix.call(ctx, "redisindex.Counts", func(ctx context.Context) (err error) {
-		reply, err = scriptCounts.Run(ctx, ix.client, k.state, millis(now), q.Epoch).Slice()
+		reply, err = scriptCounts.Run(ctx, ix.scripts, k.state, millis(now), q.Epoch).Slice()
 		return err
 	})
 	if err != nil {
@@ -237,7 +239,7 @@ func (ix *Index) Missing(ctx context.Context, q sqs.IndexQueue, ids []uuid.UUID)
 		}
 		var reply []any
 		err := ix.call(ctx, "redisindex.Missing", func(ctx context.Context) (err error) {
-			reply, err = scriptMissing.Run(ctx, ix.client, k.state, args...).Slice()
+			reply, err = scriptMissing.Run(ctx, ix.scripts, k.state, args...).Slice()
 			return err
 		})
 		if err != nil {
@@ -259,7 +261,7 @@ func (ix *Index) Missing(ctx context.Context, q sqs.IndexQueue, ids []uuid.UUID)
 func (ix *Index) Drop(ctx context.Context, q sqs.IndexQueue) error {
 	k := ix.keys(q.ID)
 	return ix.call(ctx, "redisindex.Drop", func(ctx context.Context) error {
-		return scriptDrop.Run(ctx, ix.client, k.withLock(), k.groupPrefix).Err()
+		return scriptDrop.Run(ctx, ix.scripts, k.withLock(), k.groupPrefix).Err()
 	})
 }
 
@@ -276,7 +278,7 @@ func (ix *Index) markBuilt(ctx context.Context, q sqs.IndexQueue, token string) 
 	k := ix.keys(q.ID)
 	var n int64
 	err := ix.call(ctx, "redisindex.MarkBuilt", func(ctx context.Context) (err error) {
-		n, err = scriptMarkBuilt.Run(ctx, ix.client, k.withLock(), ix.opts.idleMillis(), token, q.Epoch).Int64()
+		n, err = scriptMarkBuilt.Run(ctx, ix.scripts, k.withLock(), ix.opts.idleMillis(), token, q.Epoch).Int64()
 		return err
 	})
 	if err == nil && n < 0 {
@@ -316,7 +318,7 @@ type rebuildLease struct {
 func (l *rebuildLease) Renew(ctx context.Context) error {
 	var n int64
 	err := l.ix.call(ctx, "redisindex.Renew", func(ctx context.Context) (err error) {
-		n, err = scriptRenew.Run(ctx, l.ix.client, []string{l.key}, l.token, l.lease.Milliseconds()).Int64()
+		n, err = scriptRenew.Run(ctx, l.ix.scripts, []string{l.key}, l.token, l.lease.Milliseconds()).Int64()
 		return err
 	})
 	if err == nil && n != 1 {
@@ -361,7 +363,7 @@ func (l *rebuildLease) Add(ctx context.Context, entries []sqs.Entry, position st
 		args = appendEntries(args, l.q, entries[:n])
 		var added int64
 		err := l.ix.call(ctx, "redisindex.RebuildAdd", func(ctx context.Context) (err error) {
-			added, err = scriptRebuildAdd.Run(ctx, l.ix.client, k.withLock(), args...).Int64()
+			added, err = scriptRebuildAdd.Run(ctx, l.ix.scripts, k.withLock(), args...).Int64()
 			return err
 		})
 		if err != nil {
@@ -381,7 +383,7 @@ func (l *rebuildLease) Add(ctx context.Context, entries []sqs.Entry, position st
 func (l *rebuildLease) Release() {
 	// Best effort: if Redis is unreachable, the lease runs out.
 	_ = l.ix.call(context.Background(), "redisindex.Unlock", func(ctx context.Context) error {
-		return scriptUnlock.Run(ctx, l.ix.client, []string{l.key}, l.token).Err()
+		return scriptUnlock.Run(ctx, l.ix.scripts, []string{l.key}, l.token).Err()
 	})
 }
 
@@ -391,7 +393,7 @@ func (ix *Index) Deduplicate(ctx context.Context, q sqs.IndexQueue, key string, 
 	windowMs := max(window.Milliseconds(), 1)
 	var old string
 	err = ix.call(ctx, "redisindex.Deduplicate", func(ctx context.Context) (err error) {
-		old, err = scriptDedup.Run(ctx, ix.client, []string{rkey}, id[:], windowMs).Text()
+		old, err = scriptDedup.Run(ctx, ix.scripts, []string{rkey}, id[:], windowMs).Text()
 		if err == redis.Nil {
 			old, err = "", nil
 		}

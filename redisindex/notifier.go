@@ -23,7 +23,7 @@ import (
 // go-redis reconnects the subscriber connection and subscribes again to
 // its channels after a Redis restart.
 type Notifier struct {
-	client redis.UniversalClient
+	client sender // publishes: the client or its automatic pipeline (pipeline.go)
 	opts   Options
 	ps     *redis.PubSub
 
@@ -42,9 +42,10 @@ var _ sqs.Notifier = (*Notifier)(nil)
 
 // NewNotifier starts a Notifier on client; Close stops it.
 func NewNotifier(client redis.UniversalClient, opts Options) *Notifier {
+	opts = opts.withDefaults()
 	n := &Notifier{
-		client:  client,
-		opts:    opts.withDefaults(),
+		client:  newSender(client, opts),
+		opts:    opts,
 		ps:      client.Subscribe(context.Background()),
 		waiters: make(map[uuid.UUID]map[*waiter]struct{}),
 		dirty:   make(chan struct{}, 1),

@@ -24,6 +24,10 @@ type Options struct {
 	// Breaker, when set, guards every call to Redis (breaker.go); a node's
 	// Index and Notifier share one. Nil: no breaker.
 	Breaker *Breaker
+	// AutoPipeline sends the scripts and publishes through the client's
+	// automatic pipeline (pipeline.go): the commands of concurrent calls
+	// share one write and one read.
+	AutoPipeline bool
 }
 
 const (

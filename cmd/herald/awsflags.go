@@ -35,6 +35,7 @@ type awsConfig struct {
 	redisPassword string
 	redisDB       int
 	redisPrefix   string
+	redisPipeline bool
 
 	// dcPeerRedis and dcLegacyHome place queues in data centers
 	// (dcflags.go).
@@ -59,6 +60,7 @@ func (c *awsConfig) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.redisPassword, "redis-password", "", "Redis password (prefer the environment variable)")
 	fs.IntVar(&c.redisDB, "redis-db", 0, "Redis database number")
 	fs.StringVar(&c.redisPrefix, "redis-key-prefix", "herald:sqs:", "prefix of every Redis key Herald writes")
+	fs.BoolVar(&c.redisPipeline, "redis-pipeline", true, "send the Redis commands of concurrent requests together (go-redis automatic pipelining: one write and one read for many commands); false: one round trip per command")
 	fs.StringVar(&c.dcPeerRedis, "dc-peer-redis", "", "with --cassandra-local-dc: the Redis of every other data center, DC=host:port[,host:port] separated by ';' (each queue is served by the Redis of the data center that created it, from every data center; docs/deploy.md)")
 	fs.StringVar(&c.dcLegacyHome, "dc-legacy-home", "", "with --dc-peer-redis: the data center serving queues created before queues had a home; the same on every node; default: the first data center by name")
 }

@@ -55,7 +55,7 @@ func openCassandra(ctx context.Context, c storeConfig, aws awsConfig, log *slog.
 		ro := redisindex.ClientOptions(addrs...)
 		ro.Password, ro.DB = aws.redisPassword, aws.redisDB
 		client := redis.NewUniversalClient(ro)
-		opts := redisindex.Options{Prefix: aws.redisPrefix, Breaker: breaker}
+		opts := redisindex.Options{Prefix: aws.redisPrefix, Breaker: breaker, AutoPipeline: aws.redisPipeline}
 		return client, redisindex.New(client, opts), redisindex.NewNotifier(client, opts)
 	}
 	breaker := redisindex.NewBreaker(redisindex.BreakerOptions{Logger: log})
