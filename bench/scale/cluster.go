@@ -7,11 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -179,6 +181,18 @@ type heraldSetup struct {
 	extra       []string
 }
 
+// gomaxprocs is the Go scheduler's processors for a node of this setup:
+// its quota rounded up, as a deployment sizes a node to the cores it is
+// given (Go's own default counts the machine's cores, at least 2, and two
+// processors under a quota of a fraction of a core contend for it:
+// docs/operations.md, "Sizing a cluster"); uncapped, the machine's cores.
+func (s heraldSetup) gomaxprocs() int {
+	if s.cores <= 0 {
+		return runtime.NumCPU()
+	}
+	return max(1, int(math.Ceil(s.cores)))
+}
+
 // startNodes starts n Herald nodes herald-1..herald-n under their quotas
 // and waits until each is ready.
 func (c *cluster) startNodes(ctx context.Context, n int, s heraldSetup) error {
@@ -201,7 +215,10 @@ func (c *cluster) startNodes(ctx context.Context, n int, s heraldSetup) error {
 			"--store", "cassandra", "--cassandra-hosts", c.env["HERALD_CLUSTER_CASSANDRA"],
 			"--cassandra-keyspace", s.keyspace, "--cassandra-replication", s.replication,
 			"--redis-addr", s.redis, "--redis-key-prefix", s.redisPrefix,
-			"--amqp-url", c.env["HERALD_CLUSTER_AMQP"], "--sqs-receipt-secret", "bench-scale"}, s.extra...)
+			"--amqp-url", c.env["HERALD_CLUSTER_AMQP"], "--sqs-receipt-secret", "bench-scale",
+			// ws-fanout's connections subscribe without a token, as the
+			// other workloads call the HTTP API without credentials.
+			"--ws-anonymous", "true"}, s.extra...)
 		var pprofURL string
 		if s.pprof {
 			pa, err := freeAddr()
@@ -214,6 +231,7 @@ func (c *cluster) startNodes(ctx context.Context, n int, s heraldSetup) error {
 		}
 		cmd := exec.Command(c.script, args...)
 		cmd.Stdout, cmd.Stderr = logf, logf
+		cmd.Env = append(os.Environ(), "GOMAXPROCS="+strconv.Itoa(s.gomaxprocs()))
 		if err := cmd.Start(); err != nil {
 			logf.Close()
 			return err

@@ -2,13 +2,17 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/heraldmq/herald/rollup"
 )
 
 func TestIntListAscendsWithinBounds(t *testing.T) {
@@ -178,5 +182,165 @@ func TestCheckForPolls(t *testing.T) {
 	err = checkFor(t.Context(), 5*time.Millisecond, time.Millisecond, func() error { return os.ErrNotExist })
 	if err == nil || !strings.Contains(err.Error(), "not ready within") {
 		t.Errorf("checkFor past its limit: %v", err)
+	}
+}
+
+func TestBitset(t *testing.T) {
+	var b bitset
+	for _, n := range []int{3, 64, 200, 3} {
+		b.set(n)
+	}
+	if b.set(64) || !b.set(65) {
+		t.Error("set: 64 again reported new, or 65 not new")
+	}
+	var got []int
+	b.each(func(n int) { got = append(got, n) })
+	if !slices.Equal(got, []int{3, 64, 65, 200}) || !b.has(200) || b.has(201) || b.has(1<<20) {
+		t.Errorf("members %v", got)
+	}
+}
+
+// Two workers of three puts each over wsPatterns patterns: every
+// connection is owed the stored messages of its pattern, and a delivery
+// missing, repeated, of another pattern, foreign or never put counts
+// against the run; one of a failed put (perhaps stored) does not.
+func TestFanoutPlanTally(t *testing.T) {
+	states := [][]msgState{{msgSent, msgSent, msgFailed}, {msgSent, msgSent, msgSent}}
+	plan := newFanoutPlan(states)
+	// Worker 0's messages are patterns 0, 1, 2 and numbers 0, 2, 4;
+	// worker 1's patterns 1, 2, 3 and numbers 1, 3, 5.
+	if k, st, ok := plan.message(4); !ok || k != 2 || st != msgFailed {
+		t.Fatalf("message 4: pattern %d, state %d, %v", k, st, ok)
+	}
+	if _, _, ok := plan.message(6); ok {
+		t.Fatal("message 6 was never put")
+	}
+	if plan.failed() != 1 {
+		t.Errorf("failed %d, want 1", plan.failed())
+	}
+	sent := time.Now()
+	got := func(ns ...int) *wsReceived {
+		r := &wsReceived{}
+		for _, n := range ns {
+			r.add(n, sent, sent.Add(time.Millisecond))
+		}
+		return r
+	}
+	// Pattern 2 is owed messages 3 (worker 1) and not 4 (failed).
+	perfect := plan.tally(2, got(3, 4))
+	if perfect != (fanoutTally{expected: 1, delivered: 1, uncertain: 1}) || perfect.problems() != 0 {
+		t.Errorf("pattern 2, all received: %+v", perfect)
+	}
+	// Pattern 1 is owed 1 and 2: 2 missing, 1 twice, 5 (pattern 3's),
+	// 99 (never put) and a foreign frame.
+	bad := plan.tally(1, got(1, 1, 5, 99, -1))
+	want := fanoutTally{expected: 2, delivered: 1, missing: 1, duplicates: 1, unexpected: 3}
+	if bad != want || bad.problems() != 5 {
+		t.Errorf("pattern 1: %+v, want %+v", bad, want)
+	}
+	if sum := perfect.add(bad); sum.expected != 3 || sum.delivered != 2 || sum.String() != "1 of 3 deliveries missing, 1 duplicates, 3 unexpected" {
+		t.Errorf("sum %+v: %s", sum, sum)
+	}
+	if r := got(0, 7); len(r.latencies) != 2 || r.latencies[0] != time.Millisecond || !r.last.Equal(sent.Add(time.Millisecond)) {
+		t.Errorf("latencies %v, last %v", r.latencies, r.last)
+	}
+	// Every pattern's connections are spread over the nodes.
+	for nodes := 1; nodes <= 4; nodes++ {
+		on := map[[2]int]int{}
+		for i := range wsConnections {
+			on[[2]int{i % wsPatterns, (i / wsPatterns) % nodes}]++
+		}
+		for k := range wsPatterns {
+			for n := range nodes {
+				if c := on[[2]int{k, n}]; c < wsFanoutRatio/nodes {
+					t.Errorf("%d nodes: pattern %d has %d connections on node %d", nodes, k, c, n)
+				}
+			}
+		}
+	}
+}
+
+func TestCompareRollup(t *testing.T) {
+	events := []map[string]any{
+		{"channel": "c1", "country": "cc1", "city": "city1", "plays": 2},
+		{"channel": "c1", "country": "cc2", "city": "city1", "plays": 0},
+		{"channel": "c2", "country": "cc1", "city": "city2", "plays": 1},
+	}
+	want, half := newRollupCounts(), newRollupCounts()
+	for i, e := range events {
+		want.add(e)
+		if i < 2 {
+			half.add(e)
+		}
+	}
+	if want.events != 3 || want.plays != 3 || want.by["city"]["city1"] != [2]int64{2, 2} || want.by["country"]["cc1"] != [2]int64{2, 3} {
+		t.Fatalf("counts %+v", want)
+	}
+	got := newRollupCounts()
+	got.merge(half)
+	got.add(events[2])
+	if d := compareRollup(want, 0, got); len(d) != 0 {
+		t.Errorf("equal counts: %v", d)
+	}
+	got.by["city"]["city2"] = [2]int64{1, 2}
+	got.by["city"]["city9"] = [2]int64{1, 0}
+	d := compareRollup(want, 0, got)
+	if len(d) != 2 || !strings.Contains(d[0], "city city2: 1 events, 2 plays counted; want 1, 1") || !strings.Contains(d[1], "city9") {
+		t.Errorf("a wrong and an extra city: %v", d)
+	}
+	if d := compareRollup(want, 0, half); len(d) == 0 || !strings.Contains(d[0], "in all: 2 events") {
+		t.Errorf("an event missing: %v", d)
+	}
+	// With a failed send, only the total is checked, within bounds.
+	if d := compareRollup(half, 100, want); len(d) != 0 {
+		t.Errorf("events of a failed send counted: %v", d)
+	}
+	if d := compareRollup(want, 100, half); len(d) != 1 || !strings.Contains(d[0], "want 3 to 103") {
+		t.Errorf("fewer than sent, with a failed send: %v", d)
+	}
+}
+
+// The gate lets senders go while the backlog is under its bound (and
+// always a sender when nothing is outstanding), and holds them until a
+// reading makes room or their run ends.
+func TestRollupGate(t *testing.T) {
+	g := newRollupGate()
+	ctx := t.Context()
+	if err := g.acquire(ctx, 2*rollupMinBacklog); err != nil {
+		t.Fatalf("nothing outstanding: %v", err)
+	}
+	done, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+	defer cancel()
+	if err := g.acquire(done, 1); err == nil {
+		t.Fatal("a full backlog let a sender go")
+	}
+	went := make(chan error, 1)
+	go func() { went <- g.acquire(ctx, 100) }()
+	g.update(rollupMinBacklog+50, g.started.Add(time.Second)) // 1,050 counted in 1 s: room for 2,100
+	if err := <-went; err != nil {
+		t.Fatal(err)
+	}
+	if g.bound != 2*(rollupMinBacklog+50) || g.reserved != 2*rollupMinBacklog+100 {
+		t.Errorf("bound %d, reserved %d", g.bound, g.reserved)
+	}
+	g.release(100)
+	if g.reserved != 2*rollupMinBacklog {
+		t.Errorf("reserved %d after a release", g.reserved)
+	}
+}
+
+// The rollup's definition is one Herald accepts: the dimensions the check
+// reads, fed by the queue.
+func TestRollupDefinition(t *testing.T) {
+	var def rollup.Definition
+	if err := json.Unmarshal(rollupDefinition("http://127.0.0.1:1/000000000000/q"), &def); err != nil {
+		t.Fatal(err)
+	}
+	def.Name = "scale1-rq1"
+	if err := def.Normalize(); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(def.Dimensions, rollupDimensions) || def.Sources.Queue == "" {
+		t.Errorf("definition %+v", def)
 	}
 }

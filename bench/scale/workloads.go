@@ -56,6 +56,8 @@ var workloads = []workload{
 	{name: "sqs-hot-16", about: "SQS send, receive, delete on one queue of 16 shards (herald:shards)", run: sqsMix(1, 16)},
 	{name: "sns-fanout", about: "SNS publish of 256 bytes to a topic of 4 queues (raw), the queues drained", run: snsFanout},
 	{name: "cache", about: "cache put of 256 bytes, then latest of the worker's 50 paths", run: cacheLoad},
+	{name: "ws-fanout", about: "a call is one WebSocket delivery: puts of 256 bytes to 8 patterns of 16 live subscribers each, 128 connections spread over the nodes; every delivery checked; latency put start → frame read", run: wsFanout},
+	{name: "rollup-queue", about: "a call is one event counted by a rollup (10 rows an event) fed by its SQS queue, 100 events a SendMessageBatch; totals checked; latency (paced) send → visible in a totals query, by probe events", run: rollupQueue},
 }
 
 func workloadByName(name string) (workload, bool) {

@@ -285,23 +285,57 @@ func (g *generator) message(prefix string, n int, ref *reference) string {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		channel := fmt.Sprint("c", g.channels.Uint64())
-		city := fmt.Sprint("city", g.cities.Uint64())
-		e := map[string]any{"id": fmt.Sprintf("%s-%d", prefix, i), "time": now,
-			"channel": channel, "video": fmt.Sprint("v", g.videos.Uint64()), "campaign": fmt.Sprint("k", g.r.IntN(5)),
-			"country": fmt.Sprint("cc", g.countries.Uint64()), "city": city, "site": fmt.Sprint("s", g.sites.Uint64())}
-		for j, d := range dimensions[4:] {
-			e[d] = fmt.Sprint(d[:2], g.r.IntN(3+j))
-		}
-		for j, m := range metrics {
-			e[m] = g.r.IntN(2 + j%3)
-		}
-		ref.add(channel, city, int64(e["plays"].(int)))
+		e := g.event(fmt.Sprintf("%s-%d", prefix, i), now)
+		ref.add(e["channel"].(string), e["city"].(string), int64(e["plays"].(int)))
 		raw, _ := json.Marshal(e)
 		b.Write(raw)
 	}
 	b.WriteByte(']')
 	return b.String()
+}
+
+// event returns one event with the members of the definition (every one
+// but region): string values for the scopes and dimensions, int deltas
+// for the metrics.
+func (g *generator) event(id, at string) map[string]any {
+	e := map[string]any{"id": id, "time": at,
+		"channel": fmt.Sprint("c", g.channels.Uint64())}
+	city := fmt.Sprint("city", g.cities.Uint64())
+	e["video"], e["campaign"] = fmt.Sprint("v", g.videos.Uint64()), fmt.Sprint("k", g.r.IntN(5))
+	e["country"], e["city"], e["site"] = fmt.Sprint("cc", g.countries.Uint64()), city, fmt.Sprint("s", g.sites.Uint64())
+	for j, d := range dimensions[4:] {
+		e[d] = fmt.Sprint(d[:2], g.r.IntN(3+j))
+	}
+	for j, m := range metrics {
+		e[m] = g.r.IntN(2 + j%3)
+	}
+	return e
+}
+
+// Generator makes LoopLogic-shaped events, as Run sends them, for load
+// generators of their own (bench/scale's rollup-queue): Zipf-distributed
+// channels (c0, c1, ...), videos, countries (cc0 ... cc59), cities (city0
+// ... city999) and sites, the other dimensions uniform, and every metric a
+// small delta (plays 0 to 2). It is not safe for concurrent use: one per
+// sender.
+type Generator struct{ g *generator }
+
+// NewGenerator returns a Generator drawing from seed over channels
+// channels (videos are 10 per channel; 0 or less: Run's default, 20).
+func NewGenerator(seed uint64, channels int) *Generator {
+	if channels <= 0 {
+		channels = 20
+	}
+	return &Generator{g: newGenerator(seed, channels)}
+}
+
+// Event returns one event named id at time at: "id", "time" (RFC 3339),
+// the members of the LoopLogic definition's scopes (channel, video,
+// campaign) and dimensions (country, city, site, ...; every one but
+// region) as strings, and its metrics (views, plays, ...) as int deltas.
+// The caller may add members.
+func (g *Generator) Event(id string, at time.Time) map[string]any {
+	return g.g.event(id, at.UTC().Format(time.RFC3339Nano))
 }
 
 // freshness sends a probe event in a channel of its own every 500 ms and

@@ -53,15 +53,25 @@ func newRecorder(messages, expect int) *recorder {
 func connect(ctx context.Context, cfg Config, url string, i int) (*websocket.Conn, error) {
 	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
+	c, err := dial(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	if err := cfg.proto().subscribe(ctx, c, cfg, i); err != nil {
+		c.CloseNow()
+		return nil, err
+	}
+	return c, nil
+}
+
+// dial opens a WebSocket connection to url, uncompressed, reading frames of
+// up to readLimit bytes.
+func dial(ctx context.Context, url string) (*websocket.Conn, error) {
 	c, _, err := websocket.Dial(ctx, url, &websocket.DialOptions{CompressionMode: websocket.CompressionDisabled})
 	if err != nil {
 		return nil, err
 	}
 	c.SetReadLimit(readLimit)
-	if err := cfg.proto().subscribe(ctx, c, cfg, i); err != nil {
-		c.CloseNow()
-		return nil, err
-	}
 	return c, nil
 }
 

@@ -31,7 +31,13 @@ func (heraldProtocol) wsPath() string { return "/v1/ws" }
 // subscribe sends a live subscription to the connection's pattern and
 // waits for the server's subscribed frame.
 func (heraldProtocol) subscribe(ctx context.Context, ws *websocket.Conn, cfg Config, i int) error {
-	sub, _ := json.Marshal(map[string]string{"type": "subscribe", "id": "s", "pattern": cfg.pattern(i % cfg.Patterns), "mode": "live"})
+	return subscribeLive(ctx, ws, cfg.pattern(i%cfg.Patterns))
+}
+
+// subscribeLive sends a live subscription to pattern and waits for the
+// server's subscribed frame.
+func subscribeLive(ctx context.Context, ws *websocket.Conn, pattern string) error {
+	sub, _ := json.Marshal(map[string]string{"type": "subscribe", "id": "s", "pattern": pattern, "mode": "live"})
 	if err := ws.Write(ctx, websocket.MessageText, sub); err != nil {
 		return fmt.Errorf("subscribe: %w", err)
 	}
