@@ -8,8 +8,9 @@
 //
 // # Layout of the message cache
 //
-// A message is written once by id (table messages) and referred to from four
-// indexes, each one query per read with no multi-partition transaction (the
+// A message is written once by id (table messages) and referred to from five
+// index tables (history, history_buckets, nodes, journal, journal_buckets),
+// each one query per read with no multi-partition transaction (the
 // CQL, with the reasoning behind each choice, is in schema.go):
 //
 //   - history: a path's messages newest first, partitioned by (path, time

@@ -26,7 +26,7 @@ type Definition struct {
 	Dimensions  []string     `json:"dimensions,omitempty"`
 	DrillDowns  [][]string   `json:"drilldowns,omitempty"` // pairs of dimensions, outer first
 	Periods     []Period     `json:"periods"`
-	TimeZone    string       `json:"time_zone,omitempty"`    // IANA name; "" is UTC
+	TimeZone    string       `json:"time_zone,omitempty"`    // IANA name; Normalize makes "" "UTC"
 	DedupWindow Duration     `json:"dedup_window,omitempty"` // default DefaultDedupWindow
 	Sources     Sources      `json:"sources,omitzero"`
 	Tiles       bool         `json:"tiles,omitempty"` // publish live values to the message cache
@@ -126,6 +126,9 @@ func (d *Definition) Normalize() error {
 	}
 	if err := d.checkPeriods(); err != nil {
 		return err
+	}
+	if d.TimeZone == "" {
+		d.TimeZone = "UTC" // shown as it is meant, and "UTC" given again is the same shape
 	}
 	loc, err := time.LoadLocation(d.TimeZone)
 	if err != nil || strings.EqualFold(d.TimeZone, "local") {

@@ -230,7 +230,12 @@ func TestDurationJSON(t *testing.T) {
 	}{
 		{`"400d"`, 400 * 24 * time.Hour, `"400d"`, false},
 		{`"96h"`, 96 * time.Hour, `"4d"`, false},
-		{`"90m"`, 90 * time.Minute, `"1h30m0s"`, false},
+		{`"90m"`, 90 * time.Minute, `"1h30m"`, false},
+		{`"5m"`, 5 * time.Minute, `"5m"`, false},
+		{`"2h"`, 2 * time.Hour, `"2h"`, false},
+		{`"90s"`, 90 * time.Second, `"1m30s"`, false},
+		{`"1500ms"`, 1500 * time.Millisecond, `"1.5s"`, false},
+		{`"25h"`, 25 * time.Hour, `"25h"`, false},
 		{`"-1d"`, 0, "", true},
 		{`"1.5d"`, 0, "", true},
 		{`"soon"`, 0, "", true},
@@ -252,5 +257,45 @@ func TestDurationJSON(t *testing.T) {
 		if b, _ := json.Marshal(d); string(b) != tc.out {
 			t.Errorf("%s: marshalled %s, want %s", tc.in, b, tc.out)
 		}
+	}
+}
+
+// TestDefinitionErrorsNameTheMember: a duration that does not parse is
+// reported at its member's path, not as a body that is not JSON.
+func TestDefinitionErrorsNameTheMember(t *testing.T) {
+	tests := []struct{ body, want string }{
+		{`{"periods": [{"unit": "day", "retention": "soon"}]}`, `periods[0].retention: "soon" is not a duration`},
+		{`{"periods": [{"unit": "hour"}, {"unit": "day", "retention": "1.5d"}]}`, `periods[1].retention: "1.5d" is not a whole number of days`},
+		{`{"dedup_window": "x"}`, `dedup_window: "x" is not a duration`},
+		{`{"triggers": [{"id": "t", "window": "5 minutes"}]}`, `triggers[0].window: "5 minutes" is not a duration`},
+	}
+	for _, tc := range tests {
+		var d Definition
+		err := decodeStrict([]byte(tc.body), &d, "definition")
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want an error containing %q", tc.body, err, tc.want)
+		}
+	}
+}
+
+// TestTimeZoneDefaultIsUTC: a definition without time_zone is shown with
+// "UTC", and one that gives "UTC" has the same shape as one that gives
+// none (it may replace it and keep its counts).
+func TestTimeZoneDefaultIsUTC(t *testing.T) {
+	without := parseDef(t, videoJSON)
+	if without.TimeZone != "UTC" {
+		t.Fatalf("time_zone of a definition without one: %q, want UTC", without.TimeZone)
+	}
+	b, _ := json.Marshal(without)
+	if !strings.Contains(string(b), `"time_zone":"UTC"`) {
+		t.Errorf("shown as %s, want time_zone UTC", b)
+	}
+	with := parseDef(t, strings.Replace(videoJSON, `"name": "video",`, `"name": "video", "time_zone": "UTC",`, 1))
+	if !without.SameShape(with) || !with.SameShape(without) {
+		t.Error(`a definition with "time_zone": "UTC" is another shape than one without`)
+	}
+	paris := parseDef(t, strings.Replace(videoJSON, `"name": "video",`, `"name": "video", "time_zone": "Europe/Paris",`, 1))
+	if without.SameShape(paris) {
+		t.Error("a definition in Europe/Paris has the shape of one in UTC")
 	}
 }

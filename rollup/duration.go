@@ -17,24 +17,40 @@ func ParseDuration(s string) (Duration, error) {
 	if days, ok := strings.CutSuffix(s, "d"); ok {
 		n, err := strconv.ParseInt(days, 10, 32)
 		if err != nil || n < 0 {
-			return 0, fmt.Errorf("%q is not a whole number of days", s)
+			return 0, &durationError{value: s, want: "a whole number of days"}
 		}
 		return Duration(time.Duration(n) * 24 * time.Hour), nil
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil {
-		return 0, fmt.Errorf("%q is not a duration such as \"90m\", \"96h\" or \"400d\"", s)
+		return 0, &durationError{value: s, want: `a duration such as "90m", "96h" or "400d"`}
 	}
 	return Duration(d), nil
 }
 
-// String writes whole days as "Nd", anything else in Go's form.
+// durationError is a string that is no Duration. Decoding a definition
+// names the member that holds it (decodeStrict).
+type durationError struct{ value, want string }
+
+func (e *durationError) Error() string { return fmt.Sprintf("%q is not %s", e.value, e.want) }
+
+// String writes whole days as "Nd" and anything else in Go's form
+// without its zero parts ("5m", "1h30m", "90s"), so that a duration
+// reads back as it was written.
 func (d Duration) String() string {
+	td := time.Duration(d)
 	day := 24 * time.Hour
-	if td := time.Duration(d); td > 0 && td%day == 0 {
+	if td > 0 && td%day == 0 {
 		return strconv.FormatInt(int64(td/day), 10) + "d"
 	}
-	return time.Duration(d).String()
+	s := td.String()
+	if td%time.Minute == 0 {
+		s = strings.TrimSuffix(s, "0s")
+		if td%time.Hour == 0 {
+			s = strings.TrimSuffix(s, "0m")
+		}
+	}
+	return s
 }
 
 func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(d.String()) }

@@ -5,7 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -63,6 +66,7 @@ type Stats struct {
 	Late       atomic.Int64 // events refused for their time (ErrLate)
 	Expired    atomic.Int64 // (event, scope, period) skipped: bucket past its retention
 	Commits    atomic.Int64 // batches committed
+	Raced      atomic.Int64 // events another writer committed during a commit (dropped, the rest committed again)
 
 	Dropped       atomic.Int64 // cache messages not counted: the rollup's buffer was full
 	Tiles         atomic.Int64 // live tiles written to the cache
@@ -212,6 +216,45 @@ func DecodeTrigger(body []byte) (Trigger, error) {
 	return t, err
 }
 
+// memberHolding is the path (as "periods[0].retention") of the first
+// member of the JSON document body whose value is the string value, or ""
+// if none is. The decoder reports a value its Unmarshaler refused without
+// saying where it was.
+func memberHolding(body []byte, value string) string {
+	var doc any
+	if json.Unmarshal(body, &doc) != nil {
+		return ""
+	}
+	var find func(v any, at string) string
+	find = func(v any, at string) string {
+		switch v := v.(type) {
+		case string:
+			if v == value && at != "" {
+				return at
+			}
+		case []any:
+			for i, e := range v {
+				if p := find(e, fmt.Sprintf("%s[%d]", at, i)); p != "" {
+					return p
+				}
+			}
+		case map[string]any:
+			keys := slices.Sorted(maps.Keys(v))
+			for _, k := range keys {
+				sub := k
+				if at != "" {
+					sub = at + "." + k
+				}
+				if p := find(v[k], sub); p != "" {
+					return p
+				}
+			}
+		}
+		return ""
+	}
+	return find(doc, "")
+}
+
 // decodeStrict reads one JSON object into v: an unknown member, or one of
 // the wrong type, is an error naming it.
 func decodeStrict(body []byte, v any, what string) error {
@@ -224,6 +267,13 @@ func decodeStrict(body []byte, v any, what string) error {
 			return invalid(te.Field, "want %s, got a JSON %s", te.Type, te.Value)
 		case strings.HasPrefix(err.Error(), "json: unknown field "):
 			return invalid(strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`), "not a member of a rollup %s", what)
+		}
+		var de *durationError
+		if errors.As(err, &de) {
+			if at := memberHolding(body, de.value); at != "" {
+				return invalid(at, "%s", de.Error())
+			}
+			return herald.Errorf(herald.EInvalid, "%s: %s", what, herald.Clip(de.Error()))
 		}
 		return herald.Errorf(herald.EInvalid, "%s: not a JSON object: %s", what, herald.Clip(err.Error()))
 	}
@@ -327,13 +377,13 @@ func (s *Service) Ingest(ctx context.Context, name string, body []byte) (IngestR
 	return res, err
 }
 
-// commitAttempts bounds the retries of a commit that met events committed
-// concurrently (each retry drops them).
-const commitAttempts = 5
-
 // commit counts events exactly once: it drops those already committed,
-// combines the rest in a Batch and commits it, dropping and retrying on
-// an ErrDuplicate (another commit raced this one).
+// combines the rest in a Batch and commits it. A commit that meets events
+// committed meanwhile (another writer holding some of the same IDs got
+// there first; the store then applies nothing) drops them and commits the
+// rest again: a duplicate is never a conflict that fails the batch. Each
+// such retry has at least one event fewer, so there are at most as many
+// as events.
 func (s *Service) commit(ctx context.Context, d *Definition, events []Event, now time.Time) (accepted, dups int, err error) {
 	if len(events) == 0 {
 		return 0, 0, nil
@@ -346,7 +396,8 @@ func (s *Service) commit(ctx context.Context, d *Definition, events []Event, now
 	if err != nil {
 		return 0, 0, err
 	}
-	for range commitAttempts {
+	for {
+		dups = 0
 		b := NewBatch(d)
 		for _, e := range events {
 			if done[e.ID] || !b.Add(e, now) {
@@ -359,10 +410,19 @@ func (s *Service) commit(ctx context.Context, d *Definition, events []Event, now
 		}
 		err := s.store.Commit(ctx, d, b, now)
 		if dup, ok := IsDuplicate(err); ok {
+			fresh := 0
 			for _, id := range dup.Committed {
-				done[id] = true
+				if !done[id] {
+					done[id] = true
+					fresh++
+				}
 			}
-			dups = 0
+			if fresh == 0 {
+				// The store refused the batch for IDs it had not in it:
+				// retrying would refuse it again.
+				return 0, 0, herald.Errorf(herald.EInternal, "rollup %s: commit refused for events already dropped: %v", d.Name, dup.Committed)
+			}
+			s.Stats.Raced.Add(int64(fresh))
 			continue
 		}
 		if err != nil {
@@ -375,7 +435,6 @@ func (s *Service) commit(ctx context.Context, d *Definition, events []Event, now
 		s.Stats.Commits.Add(1)
 		return b.Events, dups, nil
 	}
-	return 0, 0, herald.Errorf(herald.EUnavailable, "rollup %s: events kept being committed concurrently; retry", d.Name)
 }
 
 // IngestNotification counts the events of an SNS notification's message

@@ -55,6 +55,7 @@ func serveRollups(h *httpapi.Server, svc *rollup.Service, reg prometheus.Registe
 		metrics.Outcome(events, help, "late", &st.Late),
 		metrics.Counter("herald_rollup_expired_buckets_total", "Rollup (event, scope, period) updates skipped because the bucket was past its retention.", nil, &st.Expired),
 		metrics.Counter("herald_rollup_commits_total", "Rollup batches committed.", nil, &st.Commits),
+		metrics.Counter("herald_rollup_raced_events_total", "Rollup events another writer committed while a batch holding them was being committed (dropped as duplicates; the rest of the batch committed again).", nil, &st.Raced),
 		metrics.Counter("herald_rollup_tiles_total", "Live tiles written to the message cache.", nil, &st.Tiles),
 		metrics.Counter("herald_rollup_firings_total", "Trigger firings published.", nil, &st.Fired),
 		metrics.Counter("herald_rollup_firing_failures_total", "Attempts to publish a trigger firing that failed (retried).", nil, &st.FiringsFailed),

@@ -412,6 +412,7 @@ func RunStorePair(t *testing.T, open func(t *testing.T) (rollup.Store, rollup.St
 		{"CommitsFromTwoNodesOnOneRowAreExact", testPairConcurrent},
 		{"EventCommittedOnOneNodeIsADuplicateOnTheOther", testPairDuplicate},
 		{"TriggerCrossedFromTwoNodesFiresOnce", testPairTrigger},
+		{"OverlappingIngestOnTwoNodesNeverFails", testPairOverlappingIngest},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
