@@ -62,7 +62,7 @@ func parseOptions(args []string) (options, error) {
 		short                bool
 	)
 	fs := flag.NewFlagSet("scale", flag.ContinueOnError)
-	fs.StringVar(&work, "workloads", "sqs-mix,sqs-hot,sqs-hot-16,cache", "workloads to run, comma-separated: "+workloadNames())
+	fs.StringVar(&work, "workloads", "sqs-mix,sqs-hot,sqs-hot-16,sns-fanout,cache,ws-fanout,rollup-queue", "workloads to run, comma-separated: "+workloadNames())
 	fs.StringVar(&hNodes, "herald-nodes", "1,2,3,4", "Herald-tier steps (Herald nodes); empty skips the tier")
 	fs.StringVar(&cNodes, "cassandra-nodes", "1,2,3", "Cassandra-tier steps (ring nodes, 1..3); empty skips the tier")
 	fs.Float64Var(&o.heraldCores, "herald-cores", 0.15, "each Herald node's CPU cap on the Herald tier, in cores")
