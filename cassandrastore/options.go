@@ -70,6 +70,12 @@ type Options struct {
 	Timeout        time.Duration
 	ConnectTimeout time.Duration
 
+	// Connections is the driver's connections to each Cassandra host
+	// (zero: the driver's default, 2). Each connection writes the
+	// statements queued on it together and reads their answers together,
+	// so fewer connections carry more statements per system call.
+	Connections int
+
 	// Now is the clock for expiry decisions. Nil means time.Now.
 	Now func() time.Time
 
@@ -247,6 +253,9 @@ func (o Options) clusterConfig() *gocql.ClusterConfig {
 		MaxInterval:     2 * time.Second,
 	}
 	c.ReconnectInterval = 5 * time.Second
+	if o.Connections > 0 {
+		c.NumConns = o.Connections
+	}
 	// Every statement of this engine is idempotent: writes carry fixed
 	// values, TTLs and, where it matters, fixed timestamps.
 	c.DefaultIdempotence = true

@@ -43,3 +43,18 @@ func TestWriteConsistency(t *testing.T) {
 		})
 	}
 }
+
+// TestConnectionsPerHost: Options.Connections sets the driver's
+// connections per host; zero keeps the driver's default.
+func TestConnectionsPerHost(t *testing.T) {
+	def := gocql.NewCluster("127.0.0.1").NumConns
+	for _, tc := range []struct{ conns, want int }{{0, def}, {1, 1}, {4, 4}} {
+		o, err := Options{Hosts: []string{"127.0.0.1"}, Connections: tc.conns}.withDefaults()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := o.clusterConfig().NumConns; got != tc.want {
+			t.Errorf("Connections %d: the driver opens %d a host, want %d", tc.conns, got, tc.want)
+		}
+	}
+}

@@ -73,7 +73,7 @@ func parseOptions(args []string) (options, error) {
 	fs.BoolVar(&o.rf3, "rf3", true, "on the Cassandra tier, run the largest ring again at replication factor 3")
 	fs.DurationVar(&o.warmup, "warmup", 4*time.Second, "warm-up before each measured run")
 	fs.DurationVar(&o.clusterWarmup, "cluster-warmup", time.Minute, "before each tier: the workloads through two uncapped nodes, the ring uncapped, for this long in all (a new JVM compiles first)")
-	fs.DurationVar(&o.joinWarmup, "join-warmup", 3*time.Minute, "the same after a Cassandra node joins the ring (one minute left a joined node compiling under its cap: a two-node ring measured at a third of one)")
+	fs.DurationVar(&o.joinWarmup, "join-warmup", 10*time.Minute, "the same after a Cassandra node joins the ring (three minutes left a three-node ring at a third to half of its throughput ten minutes later: its JVMs still compiling; BENCHMARKS.md, \"Warmed longer\")")
 	fs.DurationVar(&o.duration, "duration", 12*time.Second, "each measured run (flat out, then paced at half)")
 	fs.IntVar(&o.perNode, "concurrency-per-node", 16, "concurrent workers per Herald node")
 	fs.IntVar(&o.rounds, "rounds", 2, "flat-out runs per step and workload (their median counts; this machine's runs vary by 20% and more)")

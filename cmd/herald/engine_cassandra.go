@@ -25,6 +25,9 @@ func openCassandra(ctx context.Context, c storeConfig, aws awsConfig, log *slog.
 	if err != nil {
 		return nil, err
 	}
+	if c.cassandraConns < 1 || c.cassandraConns > 16 {
+		return nil, fmt.Errorf("--cassandra-connections %d: want 1 to 16", c.cassandraConns)
+	}
 	var hosts []string
 	for _, h := range strings.Split(c.cassandraHosts, ",") {
 		if h = strings.TrimSpace(h); h != "" {
@@ -35,7 +38,7 @@ func openCassandra(ctx context.Context, c storeConfig, aws awsConfig, log *slog.
 		Hosts: hosts, Keyspace: c.cassandraKeyspace, Replication: repl,
 		Consistency: c.cassandraConsistency, WriteConsistency: c.writeConsistency(), LocalDC: c.cassandraLocalDC,
 		Username: c.cassandraUsername, Password: c.cassandraPassword,
-		Timeout: c.cassandraTimeout, Logger: log,
+		Timeout: c.cassandraTimeout, Connections: c.cassandraConns, Logger: log,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("cassandra store: %w", err)

@@ -26,6 +26,7 @@ type storeConfig struct {
 	cassandraUsername    string
 	cassandraPassword    string
 	cassandraTimeout     time.Duration
+	cassandraConns       int
 }
 
 func (c *storeConfig) register(fs *flag.FlagSet) {
@@ -42,6 +43,7 @@ func (c *storeConfig) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.cassandraUsername, "cassandra-username", "", "Cassandra user (PasswordAuthenticator); empty for none")
 	fs.StringVar(&c.cassandraPassword, "cassandra-password", "", "Cassandra password (prefer the environment variable)")
 	fs.DurationVar(&c.cassandraTimeout, "cassandra-timeout", 5*time.Second, "timeout of each Cassandra query")
+	fs.IntVar(&c.cassandraConns, "cassandra-connections", 2, "connections to each Cassandra host (1 to 16): fewer carry more statements per system call")
 }
 
 // parseReplication reads --cassandra-replication.
