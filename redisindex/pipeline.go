@@ -41,12 +41,14 @@ type pipelined struct{ ap *redis.AutoPipeliner }
 
 var _ sender = pipelined{}
 
-// do queues cmd and waits for it until ctx ends; then it returns a
-// command of its own that carries ctx's error, so that nobody reads the
-// queued command while the pipeline may still be writing its result.
-func do[C redis.Cmder](ctx context.Context, ap *redis.AutoPipeliner, cmd C, failed func() C) C {
+// do queues a command made by newCmd and waits for it until ctx ends;
+// then it returns another command from newCmd that carries ctx's error,
+// so that nobody reads the queued command while the pipeline may still be
+// writing its result.
+func do[C redis.Cmder](ctx context.Context, ap *redis.AutoPipeliner, newCmd func() C) C {
+	cmd := newCmd()
 	if err := ap.Submit(ctx, cmd).WaitContext(ctx); err != nil && err == ctx.Err() {
-		c := failed()
+		c := newCmd()
 		c.SetErr(err)
 		return c
 	}
@@ -60,11 +62,13 @@ func (p pipelined) eval(ctx context.Context, name, payload string, keys []string
 		all = append(all, k)
 	}
 	all = append(all, args...)
-	cmd := redis.NewCmd(ctx, all...)
-	if len(keys) > 0 {
-		cmd.SetFirstKeyPos(3) // a cluster routes the command by its first key
-	}
-	return do(ctx, p.ap, cmd, func() *redis.Cmd { return redis.NewCmd(ctx, all...) })
+	return do(ctx, p.ap, func() *redis.Cmd {
+		cmd := redis.NewCmd(ctx, all...)
+		if len(keys) > 0 {
+			cmd.SetFirstKeyPos(3) // a cluster routes the command by its first key
+		}
+		return cmd
+	})
 }
 
 func (p pipelined) Eval(ctx context.Context, script string, keys []string, args ...any) *redis.Cmd {
@@ -89,16 +93,13 @@ func (p pipelined) ScriptExists(ctx context.Context, hashes ...string) *redis.Bo
 	for _, h := range hashes {
 		args = append(args, h)
 	}
-	cmd := redis.NewBoolSliceCmd(ctx, args...)
-	return do(ctx, p.ap, cmd, func() *redis.BoolSliceCmd { return redis.NewBoolSliceCmd(ctx, args...) })
+	return do(ctx, p.ap, func() *redis.BoolSliceCmd { return redis.NewBoolSliceCmd(ctx, args...) })
 }
 
 func (p pipelined) ScriptLoad(ctx context.Context, script string) *redis.StringCmd {
-	cmd := redis.NewStringCmd(ctx, "script", "load", script)
-	return do(ctx, p.ap, cmd, func() *redis.StringCmd { return redis.NewStringCmd(ctx, "script", "load", script) })
+	return do(ctx, p.ap, func() *redis.StringCmd { return redis.NewStringCmd(ctx, "script", "load", script) })
 }
 
 func (p pipelined) Publish(ctx context.Context, channel string, message any) *redis.IntCmd {
-	cmd := redis.NewIntCmd(ctx, "publish", channel, message)
-	return do(ctx, p.ap, cmd, func() *redis.IntCmd { return redis.NewIntCmd(ctx, "publish", channel, message) })
+	return do(ctx, p.ap, func() *redis.IntCmd { return redis.NewIntCmd(ctx, "publish", channel, message) })
 }

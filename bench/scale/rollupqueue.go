@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
@@ -82,16 +81,13 @@ func rollupDefinition(queueURL string) json.RawMessage {
 func rollupQueue(ctx context.Context, l load) (outcome, error) {
 	run := rollupRuns.Add(1)
 	name := fmt.Sprintf("%s-rq%d", l.prefix, run)
-	per := (l.concurrency + len(l.servers) - 1) / len(l.servers)
 	sqsc := make([]*sqsload.Client, len(l.servers))
-	hc := make([]*client.Client, len(l.servers))
 	for i, s := range l.servers {
-		sqsc[i] = sqsload.NewClient(s, sqsload.Options{Connections: per, Timeout: 30 * time.Second})
+		sqsc[i] = sqsload.NewClient(s, sqsload.Options{Connections: l.perServer(), Timeout: 30 * time.Second})
 		defer sqsc[i].Close()
-		tr := &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 4, MaxIdleConns: 4}
-		defer tr.CloseIdleConnections()
-		hc[i] = client.New(s, &http.Client{Timeout: 30 * time.Second, Transport: tr})
 	}
+	hc, closeIdle := apiClients(l.servers, 4)
+	defer closeIdle()
 	qurl, err := sqsc[0].CreateQueue(ctx, name, nil)
 	if err != nil {
 		return outcome{}, fmt.Errorf("rollup-queue: CreateQueue: %w", err)
@@ -401,27 +397,26 @@ func (g *rollupGate) acquire(ctx context.Context, n int64) error {
 // release gives back n events reserved and not sent.
 func (g *rollupGate) release(n int64) {
 	g.mu.Lock()
+	defer g.mu.Unlock()
 	g.reserved -= n
-	g.mu.Unlock()
 	g.wake()
 }
 
 // update takes a reading of the count at now.
 func (g *rollupGate) update(counted int64, now time.Time) {
 	g.mu.Lock()
+	defer g.mu.Unlock()
 	g.counted = counted
 	if secs := now.Sub(g.started).Seconds(); secs > 0 {
 		g.bound = max(rollupMinBacklog, int64(float64(counted)/secs*rollupBacklog.Seconds()))
 	}
-	g.mu.Unlock()
 	g.wake()
 }
 
+// wake tells the waiting senders that the backlog changed; g.mu is held.
 func (g *rollupGate) wake() {
-	g.mu.Lock()
 	close(g.changed)
 	g.changed = make(chan struct{})
-	g.mu.Unlock()
 }
 
 // poll reads the count every rollupPoll, from the nodes in turn, until

@@ -22,7 +22,7 @@ const snsSubscribers = 4
 // its CPU per call covers the publish, its four deliveries and their
 // receipt and deletion. Latencies are the publishes'.
 func snsFanout(ctx context.Context, l load) (outcome, error) {
-	per := (l.concurrency + len(l.servers) - 1) / len(l.servers)
+	per := l.perServer()
 	sns := make([]*snsload.Client, len(l.servers))
 	sqs := make([]*sqsload.Client, len(l.servers))
 	for i, s := range l.servers {

@@ -88,16 +88,31 @@ func sqsMix(queues, shards int) func(context.Context, load) (outcome, error) {
 	}
 }
 
+// apiClients returns a client of Herald's HTTP API for each of servers,
+// each keeping up to conns idle connections; closeIdle closes them.
+func apiClients(servers []string, conns int) (clients []*client.Client, closeIdle func()) {
+	clients = make([]*client.Client, len(servers))
+	trs := make([]*http.Transport, len(servers))
+	for i, s := range servers {
+		trs[i] = &http.Transport{Proxy: nil, MaxIdleConnsPerHost: conns, MaxIdleConns: conns}
+		clients[i] = client.New(s, &http.Client{Timeout: 30 * time.Second, Transport: trs[i]})
+	}
+	return clients, func() {
+		for _, tr := range trs {
+			tr.CloseIdleConnections()
+		}
+	}
+}
+
+// perServer is the workers of l on each of its servers, rounded up.
+func (l load) perServer() int { return (l.concurrency + len(l.servers) - 1) / len(l.servers) }
+
 // cacheLoad: each cycle puts one message to one of the worker's 50 paths
 // and reads the latest of all 50, from the worker's node.
 func cacheLoad(ctx context.Context, l load) (outcome, error) {
 	const paths = 50
-	clients := make([]*client.Client, len(l.servers))
-	for i, s := range l.servers {
-		per := (l.concurrency + len(l.servers) - 1) / len(l.servers)
-		clients[i] = client.New(s, &http.Client{Timeout: 30 * time.Second,
-			Transport: &http.Transport{Proxy: nil, MaxIdleConnsPerHost: per, MaxIdleConns: per}})
-	}
+	clients, closeIdle := apiClients(l.servers, l.perServer())
+	defer closeIdle()
 	body := make([]byte, 256)
 	for i := range body {
 		body[i] = 'a' + byte(i%26)

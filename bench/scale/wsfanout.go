@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/bits"
-	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -13,7 +12,6 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/heraldmq/herald/api"
-	"github.com/heraldmq/herald/client"
 	"github.com/heraldmq/herald/load/loadgen"
 	"github.com/heraldmq/herald/load/wsload"
 )
@@ -77,13 +75,8 @@ func wsFanout(ctx context.Context, l load) (outcome, error) {
 		readers.Go(func() { c.read(&closing) })
 	}
 
-	per := (l.concurrency + len(l.servers) - 1) / len(l.servers)
-	clients := make([]*client.Client, len(l.servers))
-	for i, s := range l.servers {
-		tr := &http.Transport{Proxy: nil, MaxIdleConnsPerHost: per, MaxIdleConns: per}
-		defer tr.CloseIdleConnections()
-		clients[i] = client.New(s, &http.Client{Timeout: 30 * time.Second, Transport: tr})
-	}
+	clients, closeIdle := apiClients(l.servers, l.perServer())
+	defer closeIdle()
 	// The metadata's text brings the stored message to about 256 bytes,
 	// as the other workloads' bodies; Body's text is about 30.
 	pad := strings.Repeat("x", 200)
