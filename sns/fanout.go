@@ -93,9 +93,10 @@ func (s *Service) work(ctx context.Context, name string, vis time.Duration, h ha
 		u, e := s.ensureQueue(ctx, name)
 		if e == nil {
 			url = u
+			s.outages.succeeded(s.log, opCreate, name)
 			break
 		}
-		s.log.Warn("sns: internal queue unavailable", "queue", name, "err", e)
+		s.outages.failed(s.log, opCreate, name, e)
 		if !s.sleep(ctx, time.Second) {
 			return
 		}
@@ -110,11 +111,11 @@ func (s *Service) work(ctx context.Context, name string, vis time.Duration, h ha
 			if ctx.Err() != nil {
 				return
 			}
-			s.outages.failed(s.log, name, err)
+			s.outages.failed(s.log, opReceive, name, err)
 			s.sleep(ctx, time.Second)
 			continue
 		}
-		s.outages.succeeded(s.log, name)
+		s.outages.succeeded(s.log, opReceive, name)
 		handle := func(m sqs.ReceivedMessage) bool {
 			body, err := s.open(ctx, m)
 			switch {

@@ -10,7 +10,7 @@ import (
 )
 
 // TestOutagesLogOncePerRun: many workers failing many times log one
-// warning per queue, and one line when receives succeed again.
+// warning per queue and call, and one line when the call succeeds again.
 func TestOutagesLogOncePerRun(t *testing.T) {
 	var buf bytes.Buffer // the handler serializes its writes
 	log := slog.New(slog.NewTextHandler(&buf, nil))
@@ -21,20 +21,23 @@ func TestOutagesLogOncePerRun(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range 50 {
-				o.failed(log, "q1", errors.New("storage unavailable"))
+				o.failed(log, opReceive, "q1", errors.New("storage unavailable"))
 			}
 		}()
 	}
 	wg.Wait()
-	o.failed(log, "q2", errors.New("storage unavailable"))
-	o.succeeded(log, "q1")
-	o.succeeded(log, "q1")
-	o.succeeded(log, "q3") // never failed
+	o.failed(log, opReceive, "q2", errors.New("storage unavailable"))
+	o.failed(log, opCreate, "q2", errors.New("storage unavailable"))
+	o.failed(log, opCreate, "q2", errors.New("storage unavailable"))
+	o.succeeded(log, opReceive, "q1")
+	o.succeeded(log, opReceive, "q1")
+	o.succeeded(log, opCreate, "q1") // its creation never failed
+	o.succeeded(log, opReceive, "q3") // never failed
 	out := buf.String()
-	if n := strings.Count(out, "receives from internal queue failing"); n != 2 {
-		t.Errorf("%d failure warnings, want 2 (one per queue):\n%s", n, out)
+	if n := strings.Count(out, "internal queue failing"); n != 3 {
+		t.Errorf("%d failure warnings, want 3 (one per queue and call):\n%s", n, out)
 	}
-	if n := strings.Count(out, "succeed again"); n != 1 {
+	if n := strings.Count(out, "succeeds again"); n != 1 {
 		t.Errorf("%d recovery lines, want 1:\n%s", n, out)
 	}
 	if !strings.Contains(out, "failed=400") {
