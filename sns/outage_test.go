@@ -31,7 +31,7 @@ func TestOutagesLogOncePerRun(t *testing.T) {
 	o.failed(log, opCreate, "q2", errors.New("storage unavailable"))
 	o.succeeded(log, opReceive, "q1")
 	o.succeeded(log, opReceive, "q1")
-	o.succeeded(log, opCreate, "q1") // its creation never failed
+	o.succeeded(log, opCreate, "q1")  // its creation never failed
 	o.succeeded(log, opReceive, "q3") // never failed
 	out := buf.String()
 	if n := strings.Count(out, "internal queue failing"); n != 3 {
