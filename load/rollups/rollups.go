@@ -11,12 +11,10 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
-	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 )
 
 // Config says what to run.
@@ -25,7 +23,9 @@ type Config struct {
 	Account          string        // the account of the rollup and its queue (the server's default when it allows anonymous calls)
 	Duration         time.Duration // how long events are sent
 	Rate             float64       // events per second in all (0: as fast as the senders go)
-	Senders          int           // concurrent senders
+	Senders          int           // concurrent SendMessageBatch callers (the queue door)
+	APISenders       int           // concurrent POST .../events callers (the API door)
+	Overlap          float64       // the fraction of each batch made of events another sender sent before, the other door's first (0 to 1)
 	EventsPerMessage int           // events packed in one message (LoopLogic: 10)
 	Channels         int           // distinct channels (Zipf); videos, cities, sites scale from it
 	Name             string        // rollup and queue name
@@ -46,6 +46,10 @@ type Report struct {
 	FreshnessP50       time.Duration `json:"freshness_p50_ns"`
 	FreshnessP99       time.Duration `json:"freshness_p99_ns"`
 	FreshnessProbes    int           `json:"freshness_probes"`
+	Resent             int64         `json:"resent"`         // events sent a second time, by another sender (Overlap)
+	APIDuplicates      int64         `json:"api_duplicates"` // events the API door answered as duplicates
+	Errors             int64         `json:"errors"`         // failed sends and posts (each retried until it succeeded)
+	FirstError         string        `json:"first_error,omitempty"`
 	Exact              bool          `json:"exact"`
 	Mismatches         []string      `json:"mismatches,omitempty"`
 }
@@ -97,8 +101,11 @@ func (r *reference) add(channel, city string, plays int64) {
 
 // Run runs the benchmark against cfg.Server.
 func Run(ctx context.Context, cfg Config) (Report, error) {
-	if cfg.Senders <= 0 {
-		cfg.Senders = 4
+	if cfg.Senders < 0 || cfg.APISenders < 0 || cfg.Senders+cfg.APISenders == 0 {
+		cfg.Senders, cfg.APISenders = 4, 0
+	}
+	if cfg.Overlap < 0 || cfg.Overlap > 1 {
+		return Report{}, fmt.Errorf("overlap %v: want 0 to 1", cfg.Overlap)
 	}
 	if cfg.EventsPerMessage <= 0 {
 		cfg.EventsPerMessage = 10
@@ -131,8 +138,6 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		}()
 	}
 	ref := &reference{plays: map[string]int64{}, cities: map[string]map[string]int64{}}
-	var events, messages atomic.Int64
-	var sendErr atomic.Value
 	runCtx, stop := context.WithTimeout(ctx, cfg.Duration)
 	defer stop()
 	start := time.Now()
@@ -143,39 +148,20 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		defer t.Stop()
 		limiter = t.C
 	}
+	sn := newSenders(cfg, ref, limiter)
 	var wg sync.WaitGroup
-	for w := range cfg.Senders {
+	for w := range cfg.Senders + cfg.APISenders {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			g := newGenerator(uint64(w), cfg.Channels)
-			for n := 0; runCtx.Err() == nil; n++ {
-				if limiter != nil {
-					select {
-					case <-limiter:
-					case <-runCtx.Done():
-						return
-					}
-				}
-				entries := make([]types.SendMessageBatchRequestEntry, 10)
-				for i := range entries {
-					body := g.message(fmt.Sprintf("%d-%d-%d", w, n, i), cfg.EventsPerMessage, ref)
-					entries[i] = types.SendMessageBatchRequestEntry{Id: aws.String(fmt.Sprint(i)), MessageBody: aws.String(body)}
-				}
-				out, err := q.SendMessageBatch(ctx, &sqs.SendMessageBatchInput{QueueUrl: aws.String(qurl), Entries: entries})
-				if err == nil && len(out.Failed) > 0 {
-					err = fmt.Errorf("%d entries failed: %s", len(out.Failed), aws.ToString(out.Failed[0].Message))
-				}
-				if err != nil {
-					sendErr.Store(err)
-					stop()
-					return
-				}
-				messages.Add(10)
-				events.Add(int64(10 * cfg.EventsPerMessage))
+			if w < cfg.Senders {
+				sn.queue(runCtx, ctx, q, qurl, w)
+			} else {
+				sn.api(runCtx, ctx, hc, cfg.Server+"/v1/rollups/"+cfg.Name+"/events", w)
 			}
 		}()
 	}
+	events, messages := &sn.events, &sn.messages
 	probes := freshness(runCtx, hc, q, qurl, cfg)
 	progress := time.NewTicker(5 * time.Second)
 	defer progress.Stop()
@@ -195,10 +181,11 @@ wait:
 	}
 	sent := time.Since(start)
 	lat := <-probes
-	if err, _ := sendErr.Load().(error); err != nil {
-		return Report{}, err
+	if ctx.Err() != nil {
+		return Report{}, ctx.Err()
 	}
-	rep := Report{Events: events.Load(), Messages: messages.Load(), Seconds: sent.Seconds(), RowsPerEvent: rowsPerEvent, CountersPerEvent: countersPerEvent}
+	rep := Report{Events: events.Load(), Messages: messages.Load(), Seconds: sent.Seconds(), RowsPerEvent: rowsPerEvent, CountersPerEvent: countersPerEvent,
+		Resent: sn.resent.Load(), APIDuplicates: sn.apiDuplicates.Load(), Errors: sn.errors.Load(), FirstError: sn.firstError()}
 	rep.FreshnessProbes = len(lat)
 	if len(lat) > 0 {
 		slices.Sort(lat)
@@ -285,13 +272,18 @@ func (g *generator) message(prefix string, n int, ref *reference) string {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		e := g.event(fmt.Sprintf("%s-%d", prefix, i), now)
-		ref.add(e["channel"].(string), e["city"].(string), int64(e["plays"].(int)))
-		raw, _ := json.Marshal(e)
-		b.Write(raw)
+		b.Write(g.counted(fmt.Sprintf("%s-%d", prefix, i), now, ref))
 	}
 	b.WriteByte(']')
 	return b.String()
+}
+
+// counted returns a new event as JSON, counted in ref.
+func (g *generator) counted(id, at string, ref *reference) []byte {
+	e := g.event(id, at)
+	ref.add(e["channel"].(string), e["city"].(string), int64(e["plays"].(int)))
+	raw, _ := json.Marshal(e)
+	return raw
 }
 
 // event returns one event with the members of the definition (every one
