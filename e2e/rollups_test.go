@@ -205,6 +205,70 @@ func TestRollupCLI(t *testing.T) {
 	}
 }
 
+// TestRollupComputedDimensionsOverHTTP: a dimension computed from each
+// event (a lookup with a default, the hour of day in the rollup's zone,
+// a prefix as the scope) is counted and ranked like one the events carry,
+// on each engine; a bad computed member is refused naming it.
+func TestRollupComputedDimensionsOverHTTP(t *testing.T) {
+	eachEngine(t, func(t *testing.T, e engine) {
+		s := e.start(t, "")
+		def := map[string]any{
+			"event":      map[string]any{"id": "id", "time": "time"},
+			"scopes":     [][]string{{"initial"}},
+			"metrics":    []string{"plays"},
+			"dimensions": []string{"continent", "hour"},
+			"computed": []map[string]any{
+				{"name": "continent", "fn": "lookup", "member": "country", "table": map[string]string{"FR": "Europe", "DE": "Europe", "JP": "Asia"}, "default": "other"},
+				{"name": "hour", "fn": "hour_of_day"},
+				{"name": "initial", "fn": "prefix", "member": "channel", "length": 1},
+			},
+			"periods":   []map[string]any{{"unit": "all"}},
+			"time_zone": "Asia/Tokyo",
+		}
+		if st := call(t, s, http.MethodPut, "/v1/rollups/geo", def, nil); st != http.StatusCreated {
+			t.Fatalf("PUT: %d, want 201", st)
+		}
+		at := time.Now().UTC().Truncate(time.Hour).Add(-time.Hour + 5*time.Minute)
+		var events []map[string]any
+		for i, country := range []string{"FR", "DE", "JP", "US", "FR", "BR"} {
+			events = append(events, map[string]any{"id": fmt.Sprint(i), "time": at.Format(time.RFC3339), "channel": "news", "country": country, "hour": "ignored", "plays": 1})
+		}
+		var res struct{ Accepted int }
+		if st := call(t, s, http.MethodPost, "/v1/rollups/geo/events", events, &res); st != http.StatusOK || res.Accepted != 6 {
+			t.Fatalf("POST events: %d %+v", st, res)
+		}
+		var top struct {
+			Values []struct {
+				Value  string
+				Values []int64
+			}
+		}
+		q := url.Values{"scope.initial": {"n"}, "unit": {"all"}, "dimension": {"continent"}}
+		if st := call(t, s, http.MethodGet, "/v1/rollups/geo/top?"+q.Encode(), nil, &top); st != http.StatusOK {
+			t.Fatalf("top continents: %d", st)
+		}
+		if got := fmt.Sprint(top.Values); got != "[{Europe [3]} {other [2]} {Asia [1]}]" {
+			t.Errorf("top continents = %s", got)
+		}
+		q.Set("dimension", "hour")
+		if st := call(t, s, http.MethodGet, "/v1/rollups/geo/top?"+q.Encode(), nil, &top); st != http.StatusOK {
+			t.Fatalf("top hours: %d", st)
+		}
+		tokyo := fmt.Sprintf("%02d", at.In(time.FixedZone("JST", 9*3600)).Hour())
+		if got, want := fmt.Sprint(top.Values), "[{"+tokyo+" [6]}]"; got != want {
+			t.Errorf("top hours = %s, want %s (Tokyo's hour of %s)", got, want, at.Format(time.RFC3339))
+		}
+		var bad struct {
+			Error struct{ Code, Message string }
+		}
+		def["computed"] = []map[string]any{{"name": "continent", "fn": "lookup", "member": "country"}}
+		def["dimensions"], def["scopes"] = []string{"continent"}, [][]string{{"channel"}}
+		if st := call(t, s, http.MethodPut, "/v1/rollups/geo2", def, &bad); st != http.StatusBadRequest || !strings.HasPrefix(bad.Error.Message, "computed[0].table:") {
+			t.Errorf("a lookup without a table: %d %+v", st, bad)
+		}
+	})
+}
+
 // TestBenchRollupsOverlappingDoorsExact: `herald bench rollups` with
 // writers on both doors (a queue and POST .../events), half of every
 // writer's events sent again by a writer of the other door, ends exact

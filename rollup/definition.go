@@ -2,6 +2,7 @@ package rollup
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -25,6 +26,7 @@ type Definition struct {
 	Metrics     []string     `json:"metrics"`
 	Dimensions  []string     `json:"dimensions,omitempty"`
 	DrillDowns  [][]string   `json:"drilldowns,omitempty"` // pairs of dimensions, outer first
+	Computed    []Computed   `json:"computed,omitempty"`   // members derived from each event (computed.go)
 	Periods     []Period     `json:"periods"`
 	TimeZone    string       `json:"time_zone,omitempty"`    // IANA name; Normalize makes "" "UTC"
 	DedupWindow Duration     `json:"dedup_window,omitempty"` // default DefaultDedupWindow
@@ -122,6 +124,9 @@ func (d *Definition) Normalize() error {
 		return err
 	}
 	if err := d.checkMetrics(reserved); err != nil {
+		return err
+	}
+	if err := d.checkComputed(reserved); err != nil {
 		return err
 	}
 	if err := d.checkPeriods(); err != nil {
@@ -316,8 +321,8 @@ func checkMember(at, m string) error {
 }
 
 // SameShape reports whether d and o count the same rows: the same event
-// members, scopes, metrics, dimensions, drill-downs, period units, time
-// zone and dedup window. A definition may be replaced by one of the same
+// members, scopes, metrics, dimensions, drill-downs, computed members,
+// period units, time zone and dedup window. A definition may be replaced by one of the same
 // shape (new retentions, sources, tiles) and keep its counts; any other
 // change needs a new rollup.
 func (d *Definition) SameShape(o *Definition) bool {
@@ -341,7 +346,10 @@ func (d *Definition) SameShape(o *Definition) bool {
 			return false
 		}
 	}
-	return true
+	return slices.EqualFunc(d.Computed, o.Computed, func(a, b Computed) bool {
+		return a.Name == b.Name && a.Fn == b.Fn && a.Member == b.Member && a.Length == b.Length &&
+			a.Default == b.Default && maps.Equal(a.Table, b.Table)
+	})
 }
 
 // Clone returns a deep copy of d.
@@ -357,5 +365,9 @@ func (d *Definition) Clone() *Definition {
 	}
 	c.Metrics, c.Dimensions, c.Periods = slices.Clone(d.Metrics), slices.Clone(d.Dimensions), slices.Clone(d.Periods)
 	c.Triggers = slices.Clone(d.Triggers)
+	c.Computed = slices.Clone(d.Computed)
+	for i := range c.Computed {
+		c.Computed[i].Table = maps.Clone(c.Computed[i].Table)
+	}
 	return &c
 }

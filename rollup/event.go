@@ -94,15 +94,28 @@ func (d *Definition) parseEvent(raw json.RawMessage) (Event, *herald.Error) {
 	if e.Time, err = eventTime(obj, d.Event.Time); err != nil {
 		return Event{}, err
 	}
+	for i := range d.Computed {
+		c := &d.Computed[i]
+		v, ok, err := c.value(obj, e.Time, d.Location())
+		if err != nil {
+			return Event{}, err
+		}
+		if e.Values == nil {
+			e.Values = map[string]string{}
+		}
+		if ok {
+			e.Values[c.Name] = v
+		}
+	}
 	for _, scope := range d.Scopes {
 		for _, m := range scope {
-			if err := e.take(obj, m); err != nil {
+			if err := d.take(&e, obj, m); err != nil {
 				return Event{}, err
 			}
 		}
 	}
 	for _, m := range d.Dimensions {
-		if err := e.take(obj, m); err != nil {
+		if err := d.take(&e, obj, m); err != nil {
 			return Event{}, err
 		}
 	}
@@ -124,9 +137,10 @@ func (d *Definition) parseEvent(raw json.RawMessage) (Event, *herald.Error) {
 	return e, nil
 }
 
-// take reads the value of member m into e.Values (once).
-func (e *Event) take(obj map[string]any, m string) *herald.Error {
-	if _, done := e.Values[m]; done {
+// take reads the value of member m into e.Values (once; never for a
+// computed member, whose value, if any, is there already).
+func (d *Definition) take(e *Event, obj map[string]any, m string) *herald.Error {
+	if _, done := e.Values[m]; done || (len(d.Computed) > 0 && d.computed(m) != nil) {
 		return nil
 	}
 	v, ok, err := scalar(obj, m)

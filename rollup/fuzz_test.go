@@ -14,6 +14,7 @@ import (
 // every limit whose events expand without panicking.
 func FuzzDefinition(f *testing.F) {
 	f.Add([]byte(videoJSON))
+	f.Add([]byte(computedJSON))
 	f.Add([]byte(`{"name":"x","event":{"id":"i","time":"t"},"scopes":[["a","b"]],"metrics":["m"],"periods":[{"unit":"minute","retention":"1d"}],"time_zone":"Asia/Kolkata"}`))
 	f.Add([]byte(`{"name":"x","scopes":[[]],"drilldowns":[["a"]],"periods":[{"unit":"all","retention":"1d"}]}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -55,13 +56,25 @@ func FuzzDefinition(f *testing.F) {
 }
 
 // FuzzParseEvents: any body is refused whole, or split into well-formed
-// events and malformed ones; every event kept respects the limits.
+// events and malformed ones; every event kept respects the limits, for a
+// definition of event members and one of computed members.
 func FuzzParseEvents(f *testing.F) {
 	f.Add([]byte(`{"id": "e1", "time": "2026-12-01T10:00:00Z", "channel": "c", "video": 4, "city": "Paris", "plays": 1}`))
 	f.Add([]byte(`[{"id": 1, "time": 1764583200.5, "channel": true, "viewers": -1}, {"id": null}, 3]`))
 	f.Add([]byte(`{"id": "x", "time": "2026-12-01T10:00:00Z", "plays": 1e3, "city": "\u001f"}`))
-	d := parseDef(f, videoJSON)
+	f.Add([]byte(`{"id": "e1", "time": 1e9, "channel": "ñ", "site": "日本語のサイト", "country": "FR", "hour": {"x": 1}}`))
+	defs := []*Definition{parseDef(f, videoJSON), parseDef(f, computedJSON)}
 	f.Fuzz(func(t *testing.T, body []byte) {
+		for _, d := range defs {
+			checkParsed(t, d, body)
+		}
+	})
+}
+
+// checkParsed: d refuses body whole, or splits it into well-formed events
+// and malformed ones; every event kept respects the limits.
+func checkParsed(t *testing.T, d *Definition, body []byte) {
+	{
 		events, bad, err := d.ParseEvents(body)
 		if err != nil {
 			if len(events) > 0 || len(bad) > 0 {
@@ -89,5 +102,5 @@ func FuzzParseEvents(f *testing.F) {
 				}
 			}
 		}
-	})
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 	"testing"
@@ -26,6 +27,7 @@ func RunStore(t *testing.T, open func(t *testing.T) rollup.Store) {
 		fn   func(e *env)
 	}{
 		{"DefinitionsPutGetListDelete", testDefinitions},
+		{"ComputedMembersAreStoredWithTheDefinition", testComputedDefinition},
 		{"CommitAddsToRows", testCommit},
 		{"DuplicateEventRefusesTheWholeBatch", testDuplicate},
 		{"EventCommittedOnlyWithinTheDedupWindow", testDedupWindow},
@@ -183,6 +185,33 @@ func testDefinitions(e *env) {
 	}
 	if got := names("", 10); !slices.Equal(got, []string{"a", "c"}) {
 		e.t.Fatalf("list after delete = %v", got)
+	}
+}
+
+// testComputedDefinition: a definition's computed members come back from
+// GetDefinition and ListDefinitions as they were put, and parse events
+// alike.
+func testComputedDefinition(e *env) {
+	d := e.defineWith("computed", func(d *rollup.Definition) {
+		d.Dimensions = append(d.Dimensions, "hour", "continent")
+		d.Computed = []rollup.Computed{
+			{Name: "hour", Fn: rollup.FnHourOfDay},
+			{Name: "continent", Fn: rollup.FnLookup, Member: "country", Table: map[string]string{"FR": "Europe", "JP": "Asia"}, Default: "other"},
+		}
+	})
+	got, err := e.s.GetDefinition(e.ctx, e.account, "computed")
+	if err != nil || !got.SameShape(d) {
+		e.t.Fatalf("GetDefinition = %+v, %v; want the computed members of %+v", got, err, d.Computed)
+	}
+	listed, err := e.s.ListDefinitions(e.ctx, e.account, "", 10)
+	if err != nil || len(listed) != 1 || !listed[0].SameShape(d) {
+		e.t.Fatalf("ListDefinitions = %v, %v", listed, err)
+	}
+	body := []byte(`{"id": "1", "time": "2026-12-01T10:30:00Z", "channel": "c", "country": "JP", "plays": 1}`)
+	want, _, _ := d.ParseEvents(body)
+	events, _, err := got.ParseEvents(body)
+	if err != nil || len(events) != 1 || !maps.Equal(events[0].Values, want[0].Values) || events[0].Values["continent"] != "Asia" {
+		e.t.Fatalf("the stored definition parses %+v, %v; want %+v", events, err, want)
 	}
 }
 
