@@ -321,8 +321,10 @@ func (rs *rollupStore) Committed(ctx context.Context, d *rollup.Definition, even
 }
 
 // readRows reads rows of d, one query per partition and 100 values,
-// and returns those that exist.
-func (rs *rollupStore) readRows(ctx context.Context, c *conn, d *rollup.Definition, rows []rollup.Row) (map[rollup.Row][]int64, error) {
+// and returns those that exist: each with d's metrics, and with keep also
+// the sums of metrics a newer version of d added (a commit writes them
+// back).
+func (rs *rollupStore) readRows(ctx context.Context, c *conn, d *rollup.Definition, rows []rollup.Row, keep bool) (map[rollup.Row][]int64, error) {
 	groups := map[rollup.Partition][]string{}
 	for _, r := range rows {
 		p := rollup.PartitionOf(r)
@@ -335,7 +337,7 @@ func (rs *rollupStore) readRows(ctx context.Context, c *conn, d *rollup.Definiti
 		q, p := qs[i], qs[i].part
 		it := c.s.Query(rs.cql(`SELECT value, sums FROM %s.rollup_cells WHERE rollup_id = ? AND scope = ? AND skey = ? AND unit = ? AND bucket = ? AND dim = ? AND value IN ?`),
 			cqlUUID(d.ID), p.Scope, p.Key, string(p.Unit), p.Bucket, p.Dim, q.keys).WithContext(ctx).PageSize(len(q.keys) + 1).Iter()
-		return scanRows(it, len(d.Metrics), func(value string, sums []int64) bool {
+		return scanRows(it, len(d.Metrics), keep, func(value string, sums []int64) bool {
 			r := rollup.Row{Scope: p.Scope, Key: p.Key, Unit: p.Unit, Bucket: p.Bucket, Dim: p.Dim, Value: value}
 			mu.Lock()
 			out[r] = sums
@@ -356,7 +358,7 @@ func (rs *rollupStore) ReadRows(ctx context.Context, d *rollup.Definition, rows 
 	if c == nil {
 		return out, nil
 	}
-	found, err := rs.readRows(ctx, c, d, rows)
+	found, err := rs.readRows(ctx, c, d, rows, false)
 	if err != nil {
 		return nil, herald.Unavailable(op, err)
 	}
@@ -374,19 +376,24 @@ func (rs *rollupStore) ReadPartition(ctx context.Context, d *rollup.Definition, 
 	}
 	it := c.s.Query(rs.cql(`SELECT value, sums FROM %s.rollup_cells WHERE rollup_id = ? AND scope = ? AND skey = ? AND unit = ? AND bucket = ? AND dim = ? AND value > ?`),
 		cqlUUID(d.ID), p.Scope, p.Key, string(p.Unit), p.Bucket, p.Dim, after).WithContext(ctx).PageSize(1000).Iter()
-	if err := scanRows(it, len(d.Metrics), f); err != nil {
+	if err := scanRows(it, len(d.Metrics), false, f); err != nil {
 		return herald.Unavailable(op, err)
 	}
 	return nil
 }
 
-// scanRows calls f with each row (value, sums of n metrics) it reads,
-// until f returns false, and closes it.
-func scanRows(it *gocql.Iter, n int, f func(value string, sums []int64) bool) error {
+// scanRows calls f with each row (value, sums of n metrics, and with keep
+// those of metrics past them) it reads, until f returns false, and closes
+// it.
+func scanRows(it *gocql.Iter, n int, keep bool, f func(value string, sums []int64) bool) error {
+	decode := rollup.DecodeSums
+	if keep {
+		decode = rollup.DecodeSumsKeep
+	}
 	var value string
 	var b []byte
 	for it.Scan(&value, &b) {
-		sums, ok := rollup.DecodeSums(b, n)
+		sums, ok := decode(b, n)
 		if !ok {
 			it.Close()
 			return rollup.ErrBadSums

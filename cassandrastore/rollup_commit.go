@@ -286,7 +286,7 @@ func (rs *rollupStore) prepare(ctx context.Context, c *conn, d *rollup.Definitio
 			want, wanted = append(want, r), append(wanted, i)
 		} // else a partition read whole lacks it: the row does not exist yet
 	}
-	read, err := rs.readRows(ctx, c, d, want)
+	read, err := rs.readRows(ctx, c, d, want, true)
 	if err != nil {
 		return nil, err
 	}
@@ -295,7 +295,9 @@ func (rs *rollupStore) prepare(ctx context.Context, c *conn, d *rollup.Definitio
 	}
 	n := len(d.Metrics)
 	for i := range body.rows {
-		cur := make([]int64, n)
+		// A row may hold sums of metrics a newer version of d added
+		// (written by a node that has it): they are kept as they are.
+		cur := make([]int64, max(n, len(old[i])))
 		copy(cur, old[i])
 		for k, x := range body.rows[i].sums {
 			cur[k] += x
@@ -317,7 +319,7 @@ func (rs *rollupStore) prepare(ctx context.Context, c *conn, d *rollup.Definitio
 			if v, ok := w.rows[r]; ok {
 				return v, v, nil
 			}
-			got, err := rs.readRows(ctx, c, d, []rollup.Row{r})
+			got, err := rs.readRows(ctx, c, d, []rollup.Row{r}, true)
 			return got[r], got[r], err
 		}
 		for i, r := range body.rows {
@@ -380,7 +382,7 @@ func (rs *rollupStore) loadPartitions(ctx context.Context, c *conn, d *rollup.De
 		var x cell
 		var b []byte
 		for it.Scan(&x.dim, &x.value, &b) {
-			sums, ok := rollup.DecodeSums(b, len(d.Metrics))
+			sums, ok := rollup.DecodeSumsKeep(b, len(d.Metrics))
 			if !ok {
 				it.Close()
 				return rollup.ErrBadSums

@@ -269,6 +269,81 @@ func TestRollupComputedDimensionsOverHTTP(t *testing.T) {
 	})
 }
 
+// TestRollupGainsADimensionAndAMetricOverHTTP: re-putting a rollup with
+// a metric, a computed dimension and a drill-down added answers 200 and
+// shows when each was added; the counts it had carry over and the new
+// parts count the events after, on each engine; a change that is not an
+// addition stays a 409.
+func TestRollupGainsADimensionAndAMetricOverHTTP(t *testing.T) {
+	eachEngine(t, func(t *testing.T, e engine) {
+		s := e.start(t, "")
+		def := map[string]any{
+			"event":      map[string]any{"id": "id", "time": "time"},
+			"scopes":     [][]string{{"channel"}},
+			"metrics":    []string{"plays"},
+			"dimensions": []string{"city", "site"},
+			"drilldowns": [][]string{{"city", "site"}},
+			"periods":    []map[string]any{{"unit": "all"}},
+		}
+		if st := call(t, s, http.MethodPut, "/v1/rollups/grow", def, nil); st != http.StatusCreated {
+			t.Fatalf("PUT: %d", st)
+		}
+		at := time.Now().UTC().Add(-time.Minute).Format(time.RFC3339)
+		post := func(from, n int) {
+			t.Helper()
+			var events []map[string]any
+			for i := from; i < from+n; i++ {
+				events = append(events, map[string]any{"id": fmt.Sprint(i), "time": at, "channel": "c", "city": "Paris", "site": "s1", "country": "FR", "plays": 1, "shares": 2})
+			}
+			var res struct{ Accepted int }
+			if st := call(t, s, http.MethodPost, "/v1/rollups/grow/events", events, &res); st != http.StatusOK || res.Accepted != n {
+				t.Fatalf("POST: %d %+v", st, res)
+			}
+		}
+		post(0, 3)
+		def["metrics"] = []string{"plays", "shares"}
+		def["dimensions"] = []string{"city", "site", "continent"}
+		def["drilldowns"] = [][]string{{"city", "site"}, {"continent", "city"}}
+		def["computed"] = []map[string]any{{"name": "continent", "fn": "lookup", "member": "country", "table": map[string]string{"FR": "Europe"}}}
+		var got struct {
+			Added        map[string]time.Time `json:"added"`
+			DimensionIDs []int                `json:"dimension_ids"`
+		}
+		if st := call(t, s, http.MethodPut, "/v1/rollups/grow", def, &got); st != http.StatusOK {
+			t.Fatalf("PUT with parts added: %d, want 200", st)
+		}
+		for _, part := range []string{"metrics.shares", "dimensions.continent", "drilldowns.continent/city"} {
+			if a, ok := got.Added[part]; !ok || time.Since(a) > time.Minute {
+				t.Errorf("added[%s] = %v (all: %v)", part, a, got.Added)
+			}
+		}
+		post(3, 2)
+		var top struct {
+			Values []struct {
+				Value  string
+				Values []int64
+			}
+		}
+		for _, tc := range []struct{ query, want string }{
+			{"dimension=city", "[{Paris [5 4]}]"},                // plays carried over; shares since added
+			{"dimension=site&within.city=Paris", "[{s1 [5 4]}]"}, // the old drill-down still answers
+			{"dimension=continent", "[{Europe [2 4]}]"},
+			{"dimension=city&within.continent=Europe", "[{Paris [2 4]}]"},
+		} {
+			if st := call(t, s, http.MethodGet, "/v1/rollups/grow/top?scope.channel=c&unit=all&"+tc.query, nil, &top); st != http.StatusOK {
+				t.Fatalf("top %s: %d", tc.query, st)
+			}
+			if g := fmt.Sprint(top.Values); g != tc.want {
+				t.Errorf("top %s = %s, want %s", tc.query, g, tc.want)
+			}
+		}
+		def["metrics"] = []string{"shares", "plays"}
+		if st := call(t, s, http.MethodPut, "/v1/rollups/grow", def, nil); st != http.StatusConflict {
+			t.Errorf("PUT with metrics reordered: %d, want 409", st)
+		}
+	})
+}
+
 // TestBenchRollupsOverlappingDoorsExact: `herald bench rollups` with
 // writers on both doors (a queue and POST .../events), half of every
 // writer's events sent again by a writer of the other door, ends exact

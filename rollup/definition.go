@@ -27,6 +27,16 @@ type Definition struct {
 	Dimensions  []string     `json:"dimensions,omitempty"`
 	DrillDowns  [][]string   `json:"drilldowns,omitempty"` // pairs of dimensions, outer first
 	Computed    []Computed   `json:"computed,omitempty"`   // members derived from each event (computed.go)
+	// DimensionIDs and DrillDownIDs number the dimensions and drill-downs
+	// in rows (Row.Dim), kept as the rollup gains parts (evolve.go); set
+	// by the Service. Absent, dimension i is i and drill-down i is
+	// len(Dimensions)+i, as in every rollup that never gained one.
+	DimensionIDs []int `json:"dimension_ids,omitempty"`
+	DrillDownIDs []int `json:"drilldown_ids,omitempty"`
+	// Added is when each part the rollup gained after its creation was
+	// added, by "metrics.NAME", "dimensions.NAME" or
+	// "drilldowns.OUTER/INNER": its counts start then. Set by the Service.
+	Added map[string]time.Time `json:"added,omitempty"`
 	Periods     []Period     `json:"periods"`
 	TimeZone    string       `json:"time_zone,omitempty"`    // IANA name; Normalize makes "" "UTC"
 	DedupWindow Duration     `json:"dedup_window,omitempty"` // default DefaultDedupWindow
@@ -127,6 +137,9 @@ func (d *Definition) Normalize() error {
 		return err
 	}
 	if err := d.checkComputed(reserved); err != nil {
+		return err
+	}
+	if err := d.checkIDs(); err != nil {
 		return err
 	}
 	if err := d.checkPeriods(); err != nil {
@@ -346,10 +359,7 @@ func (d *Definition) SameShape(o *Definition) bool {
 			return false
 		}
 	}
-	return slices.EqualFunc(d.Computed, o.Computed, func(a, b Computed) bool {
-		return a.Name == b.Name && a.Fn == b.Fn && a.Member == b.Member && a.Length == b.Length &&
-			a.Default == b.Default && maps.Equal(a.Table, b.Table)
-	})
+	return slices.EqualFunc(d.Computed, o.Computed, sameComputed)
 }
 
 // Clone returns a deep copy of d.
@@ -365,6 +375,7 @@ func (d *Definition) Clone() *Definition {
 	}
 	c.Metrics, c.Dimensions, c.Periods = slices.Clone(d.Metrics), slices.Clone(d.Dimensions), slices.Clone(d.Periods)
 	c.Triggers = slices.Clone(d.Triggers)
+	c.DimensionIDs, c.DrillDownIDs, c.Added = slices.Clone(d.DimensionIDs), slices.Clone(d.DrillDownIDs), maps.Clone(d.Added)
 	c.Computed = slices.Clone(d.Computed)
 	for i := range c.Computed {
 		c.Computed[i].Table = maps.Clone(c.Computed[i].Table)

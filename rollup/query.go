@@ -117,7 +117,7 @@ func (d *Definition) dimOf(sel Selector) (dim int, value string, err error) {
 	if sel.WithinDim != "" {
 		for i, pair := range d.DrillDowns {
 			if pair[0] == sel.WithinDim && pair[1] == sel.Dim {
-				return len(d.Dimensions) + i, sel.WithinValue + Sep + sel.Value, nil
+				return d.drillDownID(i), sel.WithinValue + Sep + sel.Value, nil
 			}
 		}
 		return 0, "", invalid("within", "no drill-down from %s into %s in this rollup", herald.Clip(sel.WithinDim), herald.Clip(sel.Dim))
@@ -126,7 +126,7 @@ func (d *Definition) dimOf(sel Selector) (dim int, value string, err error) {
 		return Total, "", nil
 	}
 	if i := slices.Index(d.Dimensions, sel.Dim); i >= 0 {
-		return i, sel.Value, nil
+		return d.dimID(i), sel.Value, nil
 	}
 	return 0, "", invalid("dimension", "%s is not one of the rollup's dimensions", herald.Clip(sel.Dim))
 }

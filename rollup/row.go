@@ -19,8 +19,8 @@ type Row struct {
 	Key    string // the scope's values, joined by Sep
 	Unit   Unit
 	Bucket int64 // Unix seconds of the bucket's start; 0 for All
-	// Dim is Total, a dimension (an index in Definition.Dimensions) or a
-	// drill-down (len(Dimensions) + its index in Definition.DrillDowns).
+	// Dim is Total or the number of a dimension or a drill-down
+	// (Definition.DimensionIDs, DrillDownIDs).
 	Dim   int
 	Value string // the dimension's value; a drill-down's two joined by Sep; "" for Total
 }
@@ -81,7 +81,7 @@ func (d *Definition) Expand(e Event, now time.Time, add func(Row)) (expired int)
 			add(r)
 			for di, m := range d.Dimensions {
 				if v, ok := e.Values[m]; ok {
-					r.Dim, r.Value = di, v
+					r.Dim, r.Value = d.dimID(di), v
 					add(r)
 				}
 			}
@@ -89,7 +89,7 @@ func (d *Definition) Expand(e Event, now time.Time, add func(Row)) (expired int)
 				outer, ok1 := e.Values[pair[0]]
 				inner, ok2 := e.Values[pair[1]]
 				if ok1 && ok2 {
-					r.Dim, r.Value = len(d.Dimensions)+i, outer+Sep+inner
+					r.Dim, r.Value = d.drillDownID(i), outer+Sep+inner
 					add(r)
 				}
 			}

@@ -137,9 +137,10 @@ func (s *Service) account(ctx context.Context) (string, error) {
 }
 
 // Put defines rollup name from a JSON body, or replaces its definition by
-// one of the same shape (SameShape: its counts carry over). created is
-// true for a new rollup. A body naming another rollup, or changing the
-// shape of an existing one, is refused.
+// one of the same shape or one that only adds parts (Evolve: its counts
+// carry over, the new parts count from now). created is true for a new
+// rollup. A body naming another rollup, or changing an existing one
+// otherwise, is refused.
 func (s *Service) Put(ctx context.Context, name string, body []byte) (d *Definition, created bool, err error) {
 	acct, err := s.account(ctx)
 	if err != nil {
@@ -161,6 +162,9 @@ func (s *Service) Put(ctx context.Context, name string, body []byte) (d *Definit
 	if d.ID != uuid.Nil || !d.Created.IsZero() || (d.Account != "" && d.Account != acct) {
 		return nil, false, invalid("id", "id, created and account are set by Herald")
 	}
+	if d.DimensionIDs != nil || d.DrillDownIDs != nil || d.Added != nil {
+		return nil, false, invalid("added", "dimension_ids, drilldown_ids and added are set by Herald")
+	}
 	if err := d.Normalize(); err != nil {
 		return nil, false, err
 	}
@@ -176,11 +180,10 @@ func (s *Service) Put(ctx context.Context, name string, body []byte) (d *Definit
 	}
 	old, err := s.store.GetDefinition(ctx, acct, name)
 	switch {
-	case err == nil && !old.SameShape(d):
+	case err == nil && !d.Evolve(old, s.cfg.Clock()):
 		return nil, false, herald.Errorf(herald.EConflict,
-			"rollup %s exists with another shape (event members, scopes, metrics, dimensions, drill-downs, period units, time zone or dedup window): delete it first, or define a rollup of another name", name)
-	case err == nil:
-		d.ID, d.Created = old.ID, old.Created
+			"rollup %s exists with another shape: it may gain metrics, dimensions, drill-downs and computed members after its own, but its event members, scopes, period units, time zone, dedup window and the parts it has stay as they are; delete it first, or define a rollup of another name", name)
+	case err == nil: // Evolve carried its ID, creation and row numbers over
 	case herald.ErrorCode(err) == herald.ENotFound:
 		list, err := s.store.ListDefinitions(ctx, acct, "", s.cfg.MaxDefinitions)
 		if err != nil {

@@ -28,6 +28,24 @@ func DecodeSums(b []byte, n int) (sums []int64, ok bool) {
 	return out, true
 }
 
+// DecodeSumsKeep is DecodeSums that also keeps the sums past the n-th,
+// of metrics added to the rollup after the definition the caller holds:
+// a writer that adds to a row must write them back as they were.
+func DecodeSumsKeep(b []byte, n int) (sums []int64, ok bool) {
+	out := make([]int64, 0, n)
+	for len(b) > 0 {
+		x, k := binary.Varint(b)
+		if k <= 0 {
+			return nil, false
+		}
+		out, b = append(out, x), b[k:]
+	}
+	for len(out) < n {
+		out = append(out, 0)
+	}
+	return out, true
+}
+
 // DecodeSumsInto is DecodeSums into dst (len(dst) sums), without
 // allocating.
 func DecodeSumsInto(dst []int64, b []byte) bool {

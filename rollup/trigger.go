@@ -144,7 +144,7 @@ func (d *Definition) triggerDim(t *Trigger) (int, error) {
 		return 0, invalid("value", "a trigger on a dimension watches one of its values")
 	}
 	if i := slices.Index(d.Dimensions, t.Dimension); i >= 0 {
-		return i, nil
+		return d.dimID(i), nil
 	}
 	outer, inner, _ := strings.Cut(t.Dimension, "/")
 	for i, pair := range d.DrillDowns {
@@ -152,7 +152,7 @@ func (d *Definition) triggerDim(t *Trigger) (int, error) {
 			if strings.Count(t.Value, "/") != 1 {
 				return 0, invalid("value", "a drill-down's value is OUTER/INNER")
 			}
-			return len(d.Dimensions) + i, nil
+			return d.drillDownID(i), nil
 		}
 	}
 	return 0, invalid("dimension", "%q is not one of the rollup's dimensions or drill-downs (outer/inner)", herald.Clip(t.Dimension))
@@ -238,6 +238,15 @@ func (d *Definition) Watches(r Row) bool {
 // written): what a sliding-window trigger sums over its other buckets.
 type Lookup func(r Row) (before, after []int64, err error)
 
+// sumAt is sums[i], or 0 for a row of no sums or written before metric i
+// was added.
+func sumAt(sums []int64, i int) int64 {
+	if i < len(sums) {
+		return sums[i]
+	}
+	return 0
+}
+
 // Crossings returns the firings of a commit that moves row r's sums from
 // old (nil: never written) to cur, for every trigger of d that matches r;
 // a sliding-window trigger reads the window's other buckets with lookup.
@@ -249,11 +258,7 @@ func (d *Definition) Crossings(r Row, old, cur []int64, now time.Time, lookup Lo
 		if !m.matches(r) {
 			continue
 		}
-		var before int64
-		if old != nil {
-			before = old[m.metric]
-		}
-		after := cur[m.metric]
+		before, after := sumAt(old, m.metric), sumAt(cur, m.metric)
 		if n, step := m.windowBuckets(); n > 0 {
 			for i := 1; i < n; i++ {
 				o := r
@@ -262,12 +267,8 @@ func (d *Definition) Crossings(r Row, old, cur []int64, now time.Time, lookup Lo
 				if err != nil {
 					return nil, err
 				}
-				if b != nil {
-					before += b[m.metric]
-				}
-				if a != nil {
-					after += a[m.metric]
-				}
+				before += sumAt(b, m.metric)
+				after += sumAt(a, m.metric)
 			}
 		}
 		th := m.t.Threshold

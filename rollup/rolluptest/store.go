@@ -442,6 +442,7 @@ func RunStorePair(t *testing.T, open func(t *testing.T) (rollup.Store, rollup.St
 		{"EventCommittedOnOneNodeIsADuplicateOnTheOther", testPairDuplicate},
 		{"TriggerCrossedFromTwoNodesFiresOnce", testPairTrigger},
 		{"OverlappingIngestOnTwoNodesNeverFails", testPairOverlappingIngest},
+		{"RollupThatGainedPartsKeepsThemFromANodeHoldingTheOldVersion", testPairEvolved},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -475,6 +476,48 @@ func testPairDuplicate(e *env, other rollup.Store) {
 	}
 	e.commit(d, event("c", "c", "", 1, 0)) // the first node, after the other committed
 	e.wantRow(d, allRow(d, "c", ""), []int64{3, 0})
+}
+
+// testPairEvolved: a rollup gains a metric and a dimension; one node
+// commits with the new version, the other still with the old one (it has
+// not reloaded the definition yet), to the same rows, in turn and each
+// twice. The old metrics count every event; the new ones only those of
+// the new version, and the old version's commits never lose them.
+func testPairEvolved(e *env, other rollup.Store) {
+	v1 := e.define("r")
+	var v2 rollup.Definition
+	if err := json.Unmarshal(fmt.Appendf(nil, definitionJSON, "r"), &v2); err != nil {
+		e.t.Fatal(err)
+	}
+	v2.Metrics = append(v2.Metrics, "shares")
+	v2.Dimensions = append(v2.Dimensions, "country")
+	if err := v2.Normalize(); err != nil {
+		e.t.Fatal(err)
+	}
+	v2.Account = e.account
+	if !v2.Evolve(v1, now) {
+		e.t.Fatal("adding a metric and a dimension is refused")
+	}
+	if err := e.s.PutDefinition(e.ctx, &v2); err != nil {
+		e.t.Fatal(err)
+	}
+	newer := func(id string, shares int64) rollup.Event {
+		ev := event(id, "c", "Paris", 1, 1)
+		ev.Values["country"] = "FR"
+		ev.Deltas = append(ev.Deltas, shares)
+		return ev
+	}
+	for i := range 2 {
+		e.commit(&v2, newer(fmt.Sprint("new", i), 5))
+		if err := other.Commit(e.ctx, v1, e.batch(v1, event(fmt.Sprint("old", i), "c", "Paris", 2, 0)), now); err != nil {
+			e.t.Fatalf("the old version's Commit: %v", err)
+		}
+	}
+	e.wantRow(&v2, allRow(&v2, "c", ""), []int64{6, 2, 10})
+	e.wantRow(&v2, allRow(&v2, "c", "Paris"), []int64{6, 2, 10})
+	country := rollup.Row{Scope: 0, Key: "c", Unit: rollup.All, Dim: v2.DimensionIDs[1], Value: "FR"}
+	e.wantRow(&v2, country, []int64{2, 2, 10})
+	e.wantRow(v1, allRow(v1, "c", "Paris"), []int64{6, 2}) // the old version reads its own metrics
 }
 
 func testPairTrigger(e *env, other rollup.Store) {
