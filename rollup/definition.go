@@ -21,12 +21,12 @@ type Definition struct {
 	ID      uuid.UUID `json:"id,omitzero"`       // set by the Service; rows and events are keyed by it
 	Created time.Time `json:"created,omitzero"`  // set by the Service
 
-	Event       EventMembers `json:"event"`
-	Scopes      [][]string   `json:"scopes"`
-	Metrics     []string     `json:"metrics"`
-	Dimensions  []string     `json:"dimensions,omitempty"`
-	DrillDowns  [][]string   `json:"drilldowns,omitempty"` // pairs of dimensions, outer first
-	Computed    []Computed   `json:"computed,omitempty"`   // members derived from each event (computed.go)
+	Event      EventMembers `json:"event"`
+	Scopes     [][]string   `json:"scopes"`
+	Metrics    []string     `json:"metrics"`
+	Dimensions []string     `json:"dimensions,omitempty"`
+	DrillDowns [][]string   `json:"drilldowns,omitempty"` // pairs of dimensions, outer first
+	Computed   []Computed   `json:"computed,omitempty"`   // members derived from each event (computed.go)
 	// DimensionIDs and DrillDownIDs number the dimensions and drill-downs
 	// in rows (Row.Dim), kept as the rollup gains parts (evolve.go); set
 	// by the Service. Absent, dimension i is i and drill-down i is
@@ -36,13 +36,13 @@ type Definition struct {
 	// Added is when each part the rollup gained after its creation was
 	// added, by "metrics.NAME", "dimensions.NAME" or
 	// "drilldowns.OUTER/INNER": its counts start then. Set by the Service.
-	Added map[string]time.Time `json:"added,omitempty"`
-	Periods     []Period     `json:"periods"`
-	TimeZone    string       `json:"time_zone,omitempty"`    // IANA name; Normalize makes "" "UTC"
-	DedupWindow Duration     `json:"dedup_window,omitempty"` // default DefaultDedupWindow
-	Sources     Sources      `json:"sources,omitzero"`
-	Tiles       bool         `json:"tiles,omitempty"` // publish live values to the message cache
-	Triggers    []Trigger    `json:"triggers,omitempty"`
+	Added       map[string]time.Time `json:"added,omitempty"`
+	Periods     []Period             `json:"periods"`
+	TimeZone    string               `json:"time_zone,omitempty"`    // IANA name; Normalize makes "" "UTC"
+	DedupWindow Duration             `json:"dedup_window,omitempty"` // default DefaultDedupWindow
+	Sources     Sources              `json:"sources,omitzero"`
+	Tiles       bool                 `json:"tiles,omitempty"` // publish live values to the message cache
+	Triggers    []Trigger            `json:"triggers,omitempty"`
 
 	loc *time.Location // TimeZone, loaded by Normalize
 	ms  []matcher      // Triggers, compiled by Normalize
