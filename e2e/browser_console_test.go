@@ -221,3 +221,41 @@ func TestBrowserConsoleRollups(t *testing.T) {
 		t.Fatalf("console reported %q\nserver log:\n%s", title, s.logs())
 	}
 }
+
+// TestBrowserConsoleRollupSortAndDrillDown: in the console, a click on a
+// metric's header ranks the top table by it (again: ascending), and a
+// click on a value drills down into it, as a user would sort and drill on
+// a dashboard.
+func TestBrowserConsoleRollupSortAndDrillDown(t *testing.T) {
+	chromium := findChromium(t)
+	s := startServer(t, "")
+	ctx := ctxFor(t, 2*time.Minute)
+	name := "sort-" + uniqueWord(t)
+	def := map[string]any{
+		"event": map[string]any{"id": "id", "time": "time"}, "scopes": [][]string{{"channel"}},
+		"metrics": []string{"plays", "shares"}, "dimensions": []string{"city", "site"},
+		"drilldowns": [][]string{{"city", "site"}}, "periods": []map[string]any{{"unit": "all"}},
+	}
+	if st := call(t, s, http.MethodPut, "/v1/rollups/"+name, def, nil); st != http.StatusCreated {
+		t.Fatalf("PUT rollup: %d", st)
+	}
+	now := time.Now().UTC().Format(time.RFC3339)
+	events := []map[string]any{
+		{"id": "1", "time": now, "channel": "c1", "city": "Paris", "site": "s1", "plays": 2},
+		{"id": "2", "time": now, "channel": "c1", "city": "Paris", "site": "s2", "plays": 1},
+		{"id": "3", "time": now, "channel": "c1", "city": "Oslo", "site": "s3", "plays": 1, "shares": 5},
+	}
+	if st := call(t, s, http.MethodPost, "/v1/rollups/"+name+"/events", events, nil); st != http.StatusOK {
+		t.Fatalf("POST events: %d", st)
+	}
+	// Paris leads by plays (3 to 1), Oslo by shares (5 to 0), Paris by
+	// shares ascending; Paris holds two sites.
+	steps := []string{"k:" + name + ":2", "o:" + name + ":shares/Oslo", "o:" + name + ":shares/Paris/asc", "o:" + name + ":plays/Paris", "d:" + name + ":Paris/2"}
+	pageURL := s.URL + "/?rollup=" + name + "&unit=all&scope.channel=c1&check=" + strings.Join(steps, ",")
+	title := watchPage(t, ctx, chromium, pageURL, func(title string) bool {
+		return title == "CONSOLE PASS" || strings.HasPrefix(title, "CONSOLE FAIL")
+	})
+	if title != "CONSOLE PASS" {
+		t.Fatalf("console reported %q\nserver log:\n%s", title, s.logs())
+	}
+}

@@ -24,7 +24,11 @@
 // published (updated live, without a reload); s: one message sent
 // through the form to the queue NAME, then it shows VISIBLE; x: the queue
 // NAME purged, then it shows VISIBLE; b: one message published through the
-// topic NAME's form), titling itself
+// topic NAME's form; o: in the open rollup, ranking the top table by a
+// metric through its header, o:NAME:METRIC/VALUE[/asc] waits for VALUE
+// first;
+// d: clicking the top table's row NAME:VALUE/ROWS drills down into it and
+// waits for ROWS rows), titling itself
 // "CONSOLE STEP <i>" after each step but the last and "CONSOLE PASS" at
 // the end, or "CONSOLE FAIL <reason>" after 30 s.
 "use strict";
@@ -401,6 +405,37 @@ function check() {
     // k:ROLLUP:ROWS: the rollup's chart is drawn and its top table has ROWS rows.
     const drawn = rollupSel && rollupSel.name === s.name && $("rollup-chart").querySelector("canvas");
     got = drawn ? $("top-rows").children.length : undefined;
+  } else if (s.kind === "o") {
+    // o:ROLLUP:METRIC/VALUE clicks METRIC's header in the top table (as
+    // often as it takes to rank by it, descending; METRIC/VALUE/asc:
+    // ascending), then waits for VALUE in its first row.
+    const [metric, value, order] = s.wantText.split("/");
+    const asc = order === "asc";
+    const th = rollupSel && rollupSel.name === s.name && $("top-head").querySelector('th[data-metric="' + CSS.escape(metric) + '"]');
+    const sorted = th && th.textContent === metric + (asc ? " ▲" : " ▼");
+    if (th && !sorted && Date.now() - (s.clicked || 0) > 1000) {
+      s.clicked = Date.now();
+      th.click();
+    }
+    const first = $("top-rows").firstChild;
+    if (!sorted || !first || first.dataset.value !== value) return;
+    step++;
+    document.title = step === steps.length ? "CONSOLE PASS" : "CONSOLE STEP " + step;
+    return;
+  } else if (s.kind === "d") {
+    // d:ROLLUP:VALUE/ROWS clicks VALUE's row of the top table (drilling
+    // down into it), then waits for a top table of ROWS rows within it.
+    const [value, n] = s.wantText.split("/");
+    const row = rollupSel && rollupSel.name === s.name && !topWithin && $("top-rows").querySelector('tr[data-value="' + CSS.escape(value) + '"]');
+    if (row && !s.started) {
+      s.started = true;
+      row.click();
+    }
+    if (topWithin && topWithin.value === value && $("top-rows").children.length === Number(n)) {
+      step++;
+      document.title = step === steps.length ? "CONSOLE PASS" : "CONSOLE STEP " + step;
+    }
+    return;
   } else if (s.kind === "f") {
     // f:ROLLUP:VALUE: a trigger of the open rollup shows a published last firing of VALUE.
     const shown = rollupSel && rollupSel.name === s.name && Array.from($("rollup-triggers").children).some((tr) =>
@@ -518,6 +553,11 @@ function openRollup(d, values, unit) {
   u.replaceChildren();
   for (const p of d.periods) { const o = el("option", p.unit); o.value = p.unit; u.append(o); }
   if (unit) u.value = unit;
+  const dim = $("rollup-dim");
+  dim.replaceChildren();
+  for (const m of d.dimensions || []) { const o = el("option", m); o.value = m; dim.append(o); }
+  dim.onchange = () => showRollup();
+  topOrder = null;
   renderTriggers(d);
 }
 
@@ -571,9 +611,26 @@ function rollupQuery(extra) {
   return q.toString();
 }
 
+// The top table: ranked by topOrder's metric ({metric, asc}; null: the
+// server's default, the first metric, descending), within topWithin's
+// value of a drill-down's outer dimension (null: all of them).
+let topOrder = null;
+let topWithin = null;
+
+// sortTop ranks the top table by metric m: descending, and ascending when
+// it already is by m, descending.
+function sortTop(m) {
+  topOrder = topOrder && topOrder.metric === m ? { metric: m, asc: !topOrder.asc } : { metric: m, asc: false };
+  showRollup(topWithin);
+}
+
+$("top-up").addEventListener("click", () => showRollup());
+
 async function showRollup(within) {
   const d = rollupSel;
   if (!d) return;
+  topWithin = within || null;
+  $("top-up").hidden = !within;
   try {
     const series = await api("/v1/rollups/" + encodeURIComponent(d.name) + "/series?" + rollupQuery());
     const xs = series.points.map((p) => Date.parse(p.bucket) / 1000);
@@ -585,18 +642,33 @@ async function showRollup(within) {
       series: [{}, ...series.metrics.map((m, i) => ({ label: m, stroke: ["#2b6cb0", "#c05621", "#2f855a", "#6b46c1"][i % 4] }))] }, data, box);
     const dims = d.dimensions || [];
     if (dims.length === 0) { $("top-title").textContent = ""; return; }
-    const dim = within ? within.inner : dims[0];
+    const dim = within ? within.inner : ($("rollup-dim").value || dims[0]);
     const extra = { dimension: dim, n: "20" };
     if (within) extra["within." + within.outer] = within.value;
+    if (topOrder) {
+      extra.order_by = topOrder.metric;
+      if (topOrder.asc) extra.order = "asc";
+    }
     const top = await api("/v1/rollups/" + encodeURIComponent(d.name) + "/top?" + rollupQuery(extra));
-    $("top-title").textContent = "Top " + dim + (within ? " within " + within.outer + " = " + within.value : "") + " by " + top.order_by;
+    const asc = topOrder && topOrder.asc;
+    $("top-title").textContent = "Top " + dim + (within ? " within " + within.outer + " = " + within.value : "") + " by " + top.order_by +
+      (asc ? ", ascending" : "");
     const head = el("tr");
-    head.append(el("th", dim), ...top.metrics.map((m) => el("th", m, "n")));
+    head.append(el("th", dim));
+    for (const m of top.metrics) {
+      // A metric's header sorts by it; the one sorted by shows its order.
+      const th = el("th", m + (m === top.order_by ? (asc ? " ▲" : " ▼") : ""), "n sortable");
+      th.dataset.metric = m;
+      th.title = "sort by " + m;
+      th.addEventListener("click", () => sortTop(m));
+      head.append(th);
+    }
     $("top-head").replaceChildren(head);
     const rows = $("top-rows");
     rows.replaceChildren();
     for (const v of top.values) {
       const tr = el("tr");
+      tr.dataset.value = v.value;
       tr.append(el("td", v.value), ...v.values.map((x) => el("td", x, "n")));
       const pair = (d.drilldowns || []).find((p) => p[0] === dim);
       if (pair && !within) {
