@@ -271,9 +271,10 @@ func TestRollupComputedDimensionsOverHTTP(t *testing.T) {
 
 // TestRollupGainsADimensionAndAMetricOverHTTP: re-putting a rollup with
 // a metric, a computed dimension and a drill-down added answers 200 and
-// shows when each was added; the counts it had carry over and the new
-// parts count the events after, on each engine; a change that is not an
-// addition stays a 409.
+// shows when the new parts start, seconds ahead; the counts it had carry
+// over, the old parts count every event and the new parts those timed
+// from their start, on each engine; a change that is not an addition
+// stays a 409.
 func TestRollupGainsADimensionAndAMetricOverHTTP(t *testing.T) {
 	eachEngine(t, func(t *testing.T, e engine) {
 		s := e.start(t, "")
@@ -288,19 +289,19 @@ func TestRollupGainsADimensionAndAMetricOverHTTP(t *testing.T) {
 		if st := call(t, s, http.MethodPut, "/v1/rollups/grow", def, nil); st != http.StatusCreated {
 			t.Fatalf("PUT: %d", st)
 		}
-		at := time.Now().UTC().Add(-time.Minute).Format(time.RFC3339)
-		post := func(from, n int) {
+		before := time.Now().UTC().Add(-time.Minute)
+		post := func(from, n int, at time.Time) {
 			t.Helper()
 			var events []map[string]any
 			for i := from; i < from+n; i++ {
-				events = append(events, map[string]any{"id": fmt.Sprint(i), "time": at, "channel": "c", "city": "Paris", "site": "s1", "country": "FR", "plays": 1, "shares": 2})
+				events = append(events, map[string]any{"id": fmt.Sprint(i), "time": at.Format(time.RFC3339Nano), "channel": "c", "city": "Paris", "site": "s1", "country": "FR", "plays": 1, "shares": 2})
 			}
 			var res struct{ Accepted int }
 			if st := call(t, s, http.MethodPost, "/v1/rollups/grow/events", events, &res); st != http.StatusOK || res.Accepted != n {
 				t.Fatalf("POST: %d %+v", st, res)
 			}
 		}
-		post(0, 3)
+		post(0, 3, before)
 		def["metrics"] = []string{"plays", "shares"}
 		def["dimensions"] = []string{"city", "site", "continent"}
 		def["drilldowns"] = [][]string{{"city", "site"}, {"continent", "city"}}
@@ -312,12 +313,17 @@ func TestRollupGainsADimensionAndAMetricOverHTTP(t *testing.T) {
 		if st := call(t, s, http.MethodPut, "/v1/rollups/grow", def, &got); st != http.StatusOK {
 			t.Fatalf("PUT with parts added: %d, want 200", st)
 		}
+		start := got.Added["metrics.shares"]
 		for _, part := range []string{"metrics.shares", "dimensions.continent", "drilldowns.continent/city"} {
-			if a, ok := got.Added[part]; !ok || time.Since(a) > time.Minute {
-				t.Errorf("added[%s] = %v (all: %v)", part, a, got.Added)
+			if a, ok := got.Added[part]; !ok || !a.Equal(start) || !a.After(time.Now()) || time.Until(a) > time.Minute {
+				t.Errorf("added[%s] = %v, want the parts' start, ahead of the clock by seconds (all: %v)", part, a, got.Added)
 			}
 		}
-		post(3, 2)
+		post(3, 1, before) // timed before the parts' start: counted in the old ones only
+		for !time.Now().After(start) {
+			time.Sleep(50 * time.Millisecond) // the clock reaching the start, which events are timed by
+		}
+		post(4, 2, time.Now())
 		var top struct {
 			Values []struct {
 				Value  string
@@ -325,8 +331,8 @@ func TestRollupGainsADimensionAndAMetricOverHTTP(t *testing.T) {
 			}
 		}
 		for _, tc := range []struct{ query, want string }{
-			{"dimension=city", "[{Paris [5 4]}]"},                // plays carried over; shares since added
-			{"dimension=site&within.city=Paris", "[{s1 [5 4]}]"}, // the old drill-down still answers
+			{"dimension=city", "[{Paris [6 4]}]"},                // plays of every event; shares from the start
+			{"dimension=site&within.city=Paris", "[{s1 [6 4]}]"}, // the old drill-down still answers
 			{"dimension=continent", "[{Europe [2 4]}]"},
 			{"dimension=city&within.continent=Europe", "[{Paris [2 4]}]"},
 		} {

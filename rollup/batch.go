@@ -21,22 +21,38 @@ func NewBatch(d *Definition) *Batch {
 	return &Batch{def: d, rows: map[Row][]int64{}, ids: map[string]time.Time{}}
 }
 
-// Add counts e unless its ID is already in the batch (false then).
-func (b *Batch) Add(e Event, now time.Time) bool {
+// Add counts e unless its ID is already in the batch (false then), in
+// the cells that count it (every one, unless the rollup gained parts
+// after e's time: see Definition.Added).
+func (b *Batch) Add(e Event, now time.Time) bool { return b.add(e, now, false) }
+
+// AddBackfill counts e, read again from a replayable source, in the cells
+// of parts the rollup gained after e's time, and only there: the cells
+// that live counting skipped for it.
+func (b *Batch) AddBackfill(e Event, now time.Time) bool { return b.add(e, now, true) }
+
+func (b *Batch) add(e Event, now time.Time, backfill bool) bool {
 	if _, dup := b.ids[e.ID]; dup {
 		b.Duplicates++
 		return false
 	}
 	b.ids[e.ID] = e.Time
 	b.Events++
-	b.Expired += b.def.Expand(e, now, func(r Row) {
+	d := b.def
+	masked := backfill || d.starts.any
+	b.Expired += d.Expand(e, now, func(r Row) {
+		if masked && !d.anyCellCounts(r, e.Time, backfill) {
+			return
+		}
 		sums, ok := b.rows[r]
 		if !ok {
-			sums = make([]int64, len(b.def.Metrics))
+			sums = make([]int64, len(d.Metrics))
 			b.rows[r] = sums
 		}
 		for i, x := range e.Deltas {
-			sums[i] += x
+			if !masked || d.cellCounts(r, i, e.Time, backfill) {
+				sums[i] += x
+			}
 		}
 	})
 	return true

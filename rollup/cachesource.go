@@ -3,6 +3,7 @@ package rollup
 import (
 	"context"
 	"encoding/json"
+	"sync/atomic"
 	"time"
 
 	"github.com/heraldmq/herald"
@@ -23,9 +24,11 @@ import (
 // cacheBuffer is how many stored messages wait for one flush.
 const cacheBuffer = 10000
 
-// watchCache subscribes to d's cache pattern and commits what arrives
-// every FlushInterval until ctx ends.
-func (s *Service) watchCache(ctx context.Context, d *Definition) {
+// watchCache subscribes to the rollup's cache pattern and commits what
+// arrives every FlushInterval until ctx ends, counting with the newest
+// version of its definition in cur.
+func (s *Service) watchCache(ctx context.Context, cur *atomic.Pointer[Definition]) {
+	d := cur.Load() // its account and pattern do not change under its ID and source
 	log := s.log().With("rollup", d.Name, "account", d.Account, "pattern", d.Sources.CachePattern)
 	in := make(chan []byte, cacheBuffer)
 	cancel, err := s.cfg.Events.Subscribe(d.Sources.CachePattern, func(_ string, m *cache.Message) {
@@ -53,7 +56,7 @@ func (s *Service) watchCache(ctx context.Context, d *Definition) {
 		case <-ctx.Done():
 			return
 		case body := <-in:
-			evs, bad, err := d.ParseEvents(body)
+			evs, bad, err := cur.Load().ParseEvents(body)
 			if err != nil {
 				s.Stats.Malformed.Add(1)
 				continue
@@ -69,6 +72,7 @@ func (s *Service) watchCache(ctx context.Context, d *Definition) {
 			continue
 		}
 		now := s.cfg.Clock()
+		d := cur.Load()
 		kept := events[:0]
 		for _, e := range events {
 			if d.CheckTime(e, now) != nil {

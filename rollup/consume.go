@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -45,11 +46,20 @@ const (
 )
 
 // sourceKey identifies one consumer: a rollup (by ID, so a redefinition of
-// another shape gets a new consumer) and its source ("queue:URL" or
-// "cache:PATTERN").
+// another shape gets a new consumer) and its source ("queue:URL",
+// "cache:PATTERN" or "amqp:KEY").
 type sourceKey struct {
 	id     uuid.UUID
 	source string
+}
+
+// source is a running consumer: how to stop it, and the newest version of
+// its rollup's definition, which it counts with (its parts, triggers and
+// retentions may change under the same ID; Run stores each version it
+// reads, so a consumer follows within SourcesInterval).
+type source struct {
+	stop context.CancelFunc
+	def  *atomic.Pointer[Definition]
 }
 
 // Run publishes the triggers' firings (with Config.Topics) and consumes
@@ -72,12 +82,12 @@ func (s *Service) Run(ctx context.Context) error {
 		<-ctx.Done()
 		return nil
 	}
-	running := map[sourceKey]context.CancelFunc{}
+	running := map[sourceKey]source{}
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	defer func() {
-		for _, stop := range running {
-			stop()
+		for _, src := range running {
+			src.stop()
 		}
 	}()
 	t := time.NewTicker(s.cfg.SourcesInterval)
@@ -99,24 +109,28 @@ func (s *Service) Run(ctx context.Context) error {
 					want[sourceKey{d.ID, "amqp:" + d.Sources.AMQPRoutingKey}] = d
 				}
 			}
-			for k, stop := range running {
-				if want[k] == nil {
-					stop()
+			for k, src := range running {
+				if d := want[k]; d == nil {
+					src.stop()
 					delete(running, k)
+				} else {
+					src.def.Store(d) // the AMQP feed reads the definition per message
 				}
 			}
 			for k, d := range want {
-				if running[k] == nil {
+				if _, ok := running[k]; !ok {
 					cctx, stop := context.WithCancel(ctx)
-					running[k] = stop
+					cur := new(atomic.Pointer[Definition])
+					cur.Store(d)
+					running[k] = source{stop, cur}
 					wg.Add(1)
 					switch {
 					case strings.HasPrefix(k.source, "cache:"):
-						go func() { defer wg.Done(); s.watchCache(cctx, d) }()
+						go func() { defer wg.Done(); s.watchCache(cctx, cur) }()
 					case strings.HasPrefix(k.source, "amqp:"):
 						go func() { defer wg.Done(); _ = s.feed(cctx, d) }()
 					default:
-						go func() { defer wg.Done(); s.consume(cctx, d) }()
+						go func() { defer wg.Done(); s.consume(cctx, cur) }()
 					}
 				}
 			}
@@ -151,8 +165,10 @@ type pending struct {
 	since   time.Time
 }
 
-// consume runs one rollup's queue consumer until ctx ends.
-func (s *Service) consume(ctx context.Context, d *Definition) {
+// consume runs one rollup's queue consumer until ctx ends, counting with
+// the newest version of its definition in cur.
+func (s *Service) consume(ctx context.Context, cur *atomic.Pointer[Definition]) {
+	d := cur.Load() // its account and queue do not change under its ID and source
 	caller := callerOf(d)
 	q := d.Sources.Queue
 	log := s.log().With("rollup", d.Name, "account", d.Account, "queue", q)
@@ -195,7 +211,7 @@ func (s *Service) consume(ctx context.Context, d *Definition) {
 			batch := p
 			p, drained = pending{}, false
 			inflight = make(chan bool, 1)
-			go func(done chan<- bool) { done <- s.flush(ctx, d, caller, &batch, log) }(inflight)
+			go func(done chan<- bool) { done <- s.flush(ctx, cur.Load(), caller, &batch, log) }(inflight)
 		}
 		maxN, vis := 10, consumeVisibility
 		wait := 1
@@ -220,6 +236,7 @@ func (s *Service) consume(ctx context.Context, d *Definition) {
 			log.Info("rollup: receiving from the source queue again", "failed", failures)
 			failures = 0
 		}
+		d := cur.Load()
 		for _, m := range out.Messages {
 			events, bad, err := d.ParseEvents([]byte(m.Body))
 			if err != nil {

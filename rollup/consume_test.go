@@ -232,3 +232,48 @@ func TestQueueIngestGathersWhileACommitRuns(t *testing.T) {
 	release()
 	e.waitTotal(t, "c", 3)
 }
+
+// TestQueueIngestFollowsTheRollupAsItGainsParts: a queue-fed rollup gains
+// a dimension and a metric while its consumer runs; the consumer counts
+// with the new version (it kept the first before), the new parts taking
+// the events timed from their start and the old parts every event.
+func TestQueueIngestFollowsTheRollupAsItGainsParts(t *testing.T) {
+	e := newQueueEnv(t)
+	url := e.createQueue(t, "grow", nil)
+	if _, _, err := e.svc.Put(e.ctx, "plays", fmt.Appendf(nil, queueDef, url)); err != nil {
+		t.Fatal(err)
+	}
+	e.run(t)
+	event := func(id string, at time.Time, shares int) string {
+		return fmt.Sprintf(`{"id": %q, "time": %q, "channel": "c", "city": "Paris", "plays": 1, "shares": %d}`, id, at.UTC().Format(time.RFC3339Nano), shares)
+	}
+	before := time.Now().Add(-time.Minute)
+	e.send(t, url, event("1", before, 1))
+	e.waitTotal(t, "c", 1)
+	grown := `{"event": {"id": "id", "time": "time"}, "scopes": [["channel"]], "metrics": ["plays", "shares"], "dimensions": ["city"],
+	"periods": [{"unit": "day"}, {"unit": "all"}], "sources": {"queue": %q}}`
+	d, created, err := e.svc.Put(e.ctx, "plays", fmt.Appendf(nil, grown, url))
+	if err != nil || created {
+		t.Fatalf("Put with a dimension and a metric added: created %v, %v", created, err)
+	}
+	start := d.Added["dimensions.city"]
+	if !start.Equal(d.Added["metrics.shares"]) || !start.After(time.Now()) {
+		t.Fatalf("added %v: want both parts to start together, ahead of the clock", d.Added)
+	}
+	e.send(t, url, event("2", before, 4)) // timed before the parts' start
+	// Events are timed by their producers' clocks: once the clock passed
+	// the start, one timed now counts in the new parts.
+	for !time.Now().After(start) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	e.send(t, url, event("3", time.Now(), 2))
+	e.waitTotal(t, "c", 3)
+	tot, err := e.svc.Totals(e.ctx, "plays", rollup.Selector{Scope: map[string]string{"channel": "c"}}, rollup.Range{Unit: rollup.All}, []string{"plays", "shares"})
+	if err != nil || fmt.Sprint(tot.Values) != "[3 2]" {
+		t.Errorf("totals %v, %v; want [3 2]: plays of every event, shares from the start only", tot.Values, err)
+	}
+	top, err := e.svc.Top(e.ctx, "plays", rollup.TopQuery{Selector: rollup.Selector{Scope: map[string]string{"channel": "c"}, Dim: "city"}, Range: rollup.Range{Unit: rollup.All}})
+	if err != nil || len(top.Values) != 1 || top.Values[0].Value != "Paris" || fmt.Sprint(top.Values[0].Values) != "[1 2]" {
+		t.Errorf("top cities %+v, %v; want Paris [1 2]: the event timed from the start only", top.Values, err)
+	}
+}

@@ -44,8 +44,9 @@ type Definition struct {
 	Tiles       bool                 `json:"tiles,omitempty"` // publish live values to the message cache
 	Triggers    []Trigger            `json:"triggers,omitempty"`
 
-	loc *time.Location // TimeZone, loaded by Normalize
-	ms  []matcher      // Triggers, compiled by Normalize
+	loc    *time.Location // TimeZone, loaded by Normalize
+	ms     []matcher      // Triggers, compiled by Normalize
+	starts starts         // Added, compiled by Normalize
 }
 
 // EventMembers names the members of an event that identify and date it.
@@ -186,6 +187,7 @@ func (d *Definition) Normalize() error {
 		return invalid("metrics", "one event would update %d counters (rows × metrics); at most %d", cells, MaxCellsPerEvent)
 	}
 	d.ms = d.matchers()
+	d.compileStarts()
 	return nil
 }
 

@@ -46,6 +46,67 @@ func (d *Definition) checkIDs() error {
 	return nil
 }
 
+// starts are when the parts a rollup gained start counting, by event
+// time (Definition.Added), compiled by Normalize: a cell of a row and a
+// metric counts the events timed from the later of its row's part's
+// start and its metric's; cells of parts the rollup was created with
+// count every event.
+type starts struct {
+	dims    map[int]time.Time // by row number (Row.Dim) of a dimension or drill-down gained
+	metrics []time.Time       // by metric; zero for the first ones
+	any     bool
+}
+
+// compileStarts reads d.Added into d.starts.
+func (d *Definition) compileStarts() {
+	d.starts = starts{}
+	if len(d.Added) == 0 {
+		return
+	}
+	d.starts.any = true
+	d.starts.dims = map[int]time.Time{}
+	for i, m := range d.Dimensions {
+		if t, ok := d.Added["dimensions."+m]; ok {
+			d.starts.dims[d.dimID(i)] = t
+		}
+	}
+	for i, pair := range d.DrillDowns {
+		if t, ok := d.Added["drilldowns."+pair[0]+"/"+pair[1]]; ok {
+			d.starts.dims[d.drillDownID(i)] = t
+		}
+	}
+	d.starts.metrics = make([]time.Time, len(d.Metrics))
+	for i, m := range d.Metrics {
+		d.starts.metrics[i] = d.Added["metrics."+m]
+	}
+}
+
+// cellCounts reports whether the cell of row r and metric m counts an
+// event timed at: live counting takes the events timed from the cell's
+// start (backfill false), a backfill those before it (backfill true), so
+// that each event reaches each cell once.
+func (d *Definition) cellCounts(r Row, m int, at time.Time, backfill bool) bool {
+	start := d.starts.dims[r.Dim] // zero for the total and every first part
+	if ms := d.starts.metrics[m]; ms.After(start) {
+		start = ms
+	}
+	return at.Before(start) == backfill
+}
+
+// anyCellCounts reports whether some cell of row r counts an event timed
+// at (cellCounts).
+func (d *Definition) anyCellCounts(r Row, at time.Time, backfill bool) bool {
+	if !d.starts.any {
+		return !backfill
+	}
+	for m := range d.Metrics {
+		if d.cellCounts(r, m, at, backfill) {
+			return true
+		}
+	}
+	return false
+}
+
 // Evolve makes d, a definition put over the stored o, o's next version
 // when all it changes is adding parts: metrics, dimensions, drill-downs
 // and computed members after o's own (kept unchanged and in order), with
@@ -53,10 +114,15 @@ func (d *Definition) checkIDs() error {
 // window (retentions, sources, tiles and triggers may change as in any
 // replacement). d then keeps o's ID and creation, o's row numbers, with
 // new ones after them for its new dimensions and drill-downs, and o's
-// Added, with now for each part it adds: counts of o's parts carry over,
-// the new ones start at now. It reports false, changing nothing, when d
-// changes o otherwise.
-func (d *Definition) Evolve(o *Definition, now time.Time) bool {
+// Added, with start for each part it adds: counts of o's parts carry
+// over, the new ones count the events timed from start (which the caller
+// puts far enough ahead for every node to have learned of them). It
+// reports false, changing nothing, when d changes o otherwise.
+func (d *Definition) Evolve(o *Definition, start time.Time) bool {
+	now := start.UTC().Truncate(time.Second) // shown in whole seconds, never before start
+	if now.Before(start) {
+		now = now.Add(time.Second)
+	}
 	if d.Event != o.Event || d.TimeZone != o.TimeZone || d.DedupWindow != o.DedupWindow ||
 		!slices.EqualFunc(d.Scopes, o.Scopes, slices.Equal) ||
 		!slices.EqualFunc(d.Periods, o.Periods, func(a, b Period) bool { return a.Unit == b.Unit }) ||
@@ -84,7 +150,7 @@ func (d *Definition) Evolve(o *Definition, now time.Time) bool {
 		if added == nil {
 			added = map[string]time.Time{}
 		}
-		added[part] = now.UTC()
+		added[part] = now
 	}
 	for i := len(o.Dimensions); i < len(d.Dimensions); i++ {
 		dims[i], next = next, next+1
@@ -103,6 +169,7 @@ func (d *Definition) Evolve(o *Definition, now time.Time) bool {
 	}
 	d.ID, d.Created = o.ID, o.Created
 	d.ms = d.matchers() // triggers on dimensions watch rows by their numbers
+	d.compileStarts()
 	return true
 }
 

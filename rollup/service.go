@@ -180,7 +180,7 @@ func (s *Service) Put(ctx context.Context, name string, body []byte) (d *Definit
 	}
 	old, err := s.store.GetDefinition(ctx, acct, name)
 	switch {
-	case err == nil && !d.Evolve(old, s.cfg.Clock()):
+	case err == nil && !d.Evolve(old, s.partStart()):
 		return nil, false, herald.Errorf(herald.EConflict,
 			"rollup %s exists with another shape: it may gain metrics, dimensions, drill-downs and computed members after its own, but its event members, scopes, period units, time zone, dedup window and the parts it has stay as they are; delete it first, or define a rollup of another name", name)
 	case err == nil: // Evolve carried its ID, creation and row numbers over
@@ -201,6 +201,15 @@ func (s *Service) Put(ctx context.Context, name string, body []byte) (d *Definit
 	}
 	s.sourcesChanged()
 	return d, created, nil
+}
+
+// partStart is when a part a rollup gains now starts counting (by event
+// time): twice SourcesInterval ahead, by when the consumers of every node
+// run with the new version (each looks for changed definitions every
+// SourcesInterval), so that no event timed from then is counted by one
+// that does not know the part.
+func (s *Service) partStart() time.Time {
+	return s.cfg.Clock().Add(2 * s.cfg.SourcesInterval)
 }
 
 // decodeDefinition reads a definition body strictly.
