@@ -350,6 +350,104 @@ func TestRollupGainsADimensionAndAMetricOverHTTP(t *testing.T) {
 	})
 }
 
+// TestRollupBackfillOverHTTP: a rollup fed from the message cache gains a
+// metric and a computed dimension; POST .../backfill fills them from the
+// cache's journal with the messages stored before their start, once (a
+// second backfill counts nothing), on each engine.
+func TestRollupBackfillOverHTTP(t *testing.T) {
+	eachEngine(t, func(t *testing.T, e engine) {
+		s := e.start(t, "")
+		word := "bf" + strings.ReplaceAll(uuid.NewString()[:8], "-", "")
+		def := map[string]any{
+			"event": map[string]any{"id": "message_uuid", "time": "message_time"}, "scopes": [][]string{{"league"}},
+			"metrics": []string{"goals"}, "periods": []map[string]any{{"unit": "all"}},
+			"sources": map[string]any{"cache_pattern": word + ".#"},
+		}
+		if st := call(t, s, http.MethodPut, "/v1/rollups/scores", def, nil); st != http.StatusCreated {
+			t.Fatalf("PUT: %d", st)
+		}
+		put := func(path, members string) {
+			t.Helper()
+			body := fmt.Sprintf(`{"metadata": {"paths": [%q], %s}}`, word+"."+path, members)
+			if st := call(t, s, http.MethodPost, "/v1/messages", json.RawMessage(body), nil); st != http.StatusCreated {
+				t.Fatalf("put %s: %d", path, st)
+			}
+		}
+		totals := func(league string) string {
+			var tot struct{ Values []int64 }
+			call(t, s, http.MethodGet, "/v1/rollups/scores/totals?unit=all&scope.league="+league, nil, &tot)
+			return fmt.Sprint(tot.Values)
+		}
+		waitTotals := func(league, want string) {
+			t.Helper()
+			deadline := time.Now().Add(30 * time.Second)
+			for totals(league) != want {
+				if time.Now().After(deadline) {
+					t.Fatalf("totals of %s %s, want %s", league, totals(league), want)
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+		}
+		// The consumer subscribes with its node's next look at the
+		// definitions: probes until one is counted.
+		for deadline := time.Now().Add(30 * time.Second); totals("probe") == "[]" || totals("probe") == "[0]"; {
+			if time.Now().After(deadline) {
+				t.Fatal("no probe counted")
+			}
+			put("probe", `"league": "probe", "goals": 1`)
+			time.Sleep(200 * time.Millisecond)
+		}
+		// The journal keeps store times in milliseconds: from is a whole
+		// millisecond after the last probe's.
+		for probed := time.Now(); time.Since(probed) < 2*time.Millisecond; {
+			time.Sleep(time.Millisecond)
+		}
+		from := time.Now().Truncate(time.Millisecond)
+		put("nba.g1", `"league": "nba", "team": "LAL", "goals": 3, "fouls": 1`)
+		put("nba.g2", `"league": "nba", "team": "BOS", "goals": 4, "fouls": 2`)
+		waitTotals("nba", "[7]")
+		def["metrics"] = []string{"goals", "fouls"}
+		def["dimensions"] = []string{"coast"}
+		def["computed"] = []map[string]any{{"name": "coast", "fn": "lookup", "member": "team", "table": map[string]string{"LAL": "west", "BOS": "east"}}}
+		var grown struct{ Added map[string]time.Time }
+		if st := call(t, s, http.MethodPut, "/v1/rollups/scores", def, &grown); st != http.StatusOK {
+			t.Fatalf("PUT grown: %d", st)
+		}
+		start := grown.Added["dimensions.coast"]
+		for !time.Now().After(start) {
+			time.Sleep(50 * time.Millisecond) // the clock reaching the parts' start
+		}
+		put("nba.g3", `"league": "nba", "team": "LAL", "goals": 1, "fouls": 5`)
+		waitTotals("nba", "[8 5]")
+		backfill := map[string]any{"from": from.Format(time.RFC3339Nano), "to": time.Now().Add(time.Second).Format(time.RFC3339Nano)}
+		var res struct{ Messages, Counted, Duplicates, Skipped int }
+		if st := call(t, s, http.MethodPost, "/v1/rollups/scores/backfill", backfill, &res); st != http.StatusOK || res.Messages != 3 || res.Counted != 2 || res.Skipped != 1 {
+			t.Fatalf("backfill: %d %+v, want 3 messages, 2 counted, 1 skipped", st, res)
+		}
+		waitTotals("nba", "[8 8]")
+		var top struct {
+			Values []struct {
+				Value  string
+				Values []int64
+			}
+		}
+		call(t, s, http.MethodGet, "/v1/rollups/scores/top?unit=all&scope.league=nba&dimension=coast&order_by=fouls", nil, &top)
+		if got := fmt.Sprint(top.Values); got != "[{west [4 6]} {east [4 2]}]" {
+			t.Errorf("top coasts by fouls = %s", got)
+		}
+		if st := call(t, s, http.MethodPost, "/v1/rollups/scores/backfill", backfill, &res); st != http.StatusOK || res.Counted != 0 || res.Duplicates != 2 {
+			t.Errorf("a second backfill: %d %+v, want 0 counted, 2 duplicates", st, res)
+		}
+		var bad struct {
+			Error struct{ Code, Message string }
+		}
+		if st := call(t, s, http.MethodPost, "/v1/rollups/scores/backfill", map[string]any{"from": "yesterday"}, &bad); st != http.StatusBadRequest {
+			t.Errorf("a backfill from yesterday: %d %+v", st, bad)
+		}
+		waitTotals("nba", "[8 8]")
+	})
+}
+
 // TestBenchRollupsOverlappingDoorsExact: `herald bench rollups` with
 // writers on both doors (a queue and POST .../events), half of every
 // writer's events sent again by a writer of the other door, ends exact

@@ -25,6 +25,7 @@ func (s *Server) SetRollups(svc *rollup.Service) {
 	s.route("/v1/rollups", methods{http.MethodGet: s.listRollups})
 	s.route("/v1/rollups/{name}", methods{http.MethodPut: s.putRollup, http.MethodGet: s.getRollup, http.MethodDelete: s.deleteRollup})
 	s.route("/v1/rollups/{name}/events", methods{http.MethodPost: s.postRollupEvents})
+	s.route("/v1/rollups/{name}/backfill", methods{http.MethodPost: s.postRollupBackfill})
 	s.route("/v1/rollups/{name}/series", methods{http.MethodGet: s.rollupSeries})
 	s.route("/v1/rollups/{name}/totals", methods{http.MethodGet: s.rollupTotals})
 	s.route("/v1/rollups/{name}/top", methods{http.MethodGet: s.rollupTop})
@@ -157,6 +158,25 @@ func (s *Server) postRollupEvents(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	res, err := s.rollups.Ingest(r.Context(), r.PathValue("name"), body)
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+func (s *Server) postRollupBackfill(w http.ResponseWriter, r *http.Request) {
+	body, err := readBody(w, r, maxRollupDefinitionBytes)
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	req, err := rollup.DecodeBackfill(body)
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	res, err := s.rollups.Backfill(r.Context(), r.PathValue("name"), req.From, req.To, req.Start)
 	if err != nil {
 		writeError(w, r, s.log, err)
 		return

@@ -2,6 +2,7 @@ package rollup
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -180,5 +181,67 @@ func TestDecodeSumsKeep(t *testing.T) {
 	}
 	if _, ok := DecodeSumsKeep([]byte{0x80}, 1); ok {
 		t.Error("a truncated varint decoded")
+	}
+}
+
+// Live counting and a backfill split every event between them: a rollup
+// that gained parts, fed the same events live and then by a backfill,
+// holds what a rollup defined with its final shape from the start holds,
+// whatever the events' times and the parts' starts.
+func TestLiveAndBackfillCountEachCellOnce(t *testing.T) {
+	t0 := time.Date(2026, 12, 7, 9, 0, 0, 0, time.UTC)
+	old := parseDef(t, evolveBase)
+	mid := edited(t, func(m map[string]any) { m["metrics"] = []string{"plays", "viewers", "shares"} })
+	if !mid.Evolve(old, t0) {
+		t.Fatal("refused")
+	}
+	final := edited(t, func(m map[string]any) {
+		m["metrics"] = []string{"plays", "viewers", "shares"}
+		m["dimensions"] = []string{"country", "city", "site", "lang"}
+		m["drilldowns"] = [][]string{{"city", "site"}, {"lang", "city"}}
+	})
+	grown := final.Clone()
+	if !grown.Evolve(mid, t0.Add(30*time.Minute)) {
+		t.Fatal("refused")
+	}
+	final.DimensionIDs, final.DrillDownIDs = grown.DimensionIDs, grown.DrillDownIDs // the same rows, numbered alike
+	if err := final.Normalize(); err != nil {
+		t.Fatal(err)
+	}
+	now := t0.Add(2 * time.Hour)
+	live, backfill, want := NewBatch(grown), NewBatch(grown), NewBatch(final)
+	for i := range 12 { // every 10 minutes from 8:30: before, between and after the two starts
+		at := t0.Add(time.Duration(i*10-30) * time.Minute)
+		body := fmt.Sprintf(`{"id": "%d", "time": %q, "channel": "c", "video": "v", "country": "FR", "city": "Paris", "site": "s1", "lang": "fr", "plays": %d, "viewers": 1, "shares": %d}`,
+			i, at.Format(time.RFC3339), i+1, 2*i+1)
+		e := parseOne(t, grown, body)
+		live.Add(e, now)
+		backfill.AddBackfill(e, now)
+		want.Add(parseOne(t, final, body), now)
+	}
+	got := map[Row][]int64{}
+	for _, b := range []*Batch{live, backfill} {
+		for r, sums := range b.Rows() {
+			if got[r] == nil {
+				got[r] = make([]int64, len(sums))
+			}
+			for i, x := range sums {
+				got[r][i] += x
+			}
+		}
+	}
+	if len(got) != len(want.Rows()) {
+		t.Errorf("live and backfill hold %d rows, the final shape %d", len(got), len(want.Rows()))
+	}
+	for r, sums := range want.Rows() {
+		if !slices.Equal(got[r], sums) {
+			t.Errorf("row %+v: live + backfill %v, the final shape %v", r, got[r], sums)
+		}
+	}
+	// The backfill alone adds nothing the live counting took.
+	for r, sums := range backfill.Rows() {
+		if r.Dim == Total && sums[0] != 0 {
+			t.Errorf("the backfill counted plays %d in the total row %+v, which counts every event live", sums[0], r)
+		}
 	}
 }

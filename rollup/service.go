@@ -47,6 +47,9 @@ type Config struct {
 	Events      cache.Events
 	CacheReader interface {
 		AuthorizeRead(ctx context.Context, pattern string) error
+		// JournalMatching pages through the messages stored in [from,
+		// to) under paths matching pattern, for Backfill.
+		JournalMatching(ctx context.Context, pattern string, from, to time.Time, cursor string, limit int) ([]*cache.Message, cache.Page, error)
 	}
 	// FlushInterval and FlushEvents bound how long, and how many events,
 	// a consumer gathers before it commits (DefaultFlush*).
@@ -397,6 +400,12 @@ func (s *Service) Ingest(ctx context.Context, name string, body []byte) (IngestR
 // such retry has at least one event fewer, so there are at most as many
 // as events.
 func (s *Service) commit(ctx context.Context, d *Definition, events []Event, now time.Time) (accepted, dups int, err error) {
+	return s.commitWith(ctx, d, events, now, (*Batch).Add)
+}
+
+// commitWith is commit with each event added to the batch by add
+// ((*Batch).Add, or AddBackfill).
+func (s *Service) commitWith(ctx context.Context, d *Definition, events []Event, now time.Time, add func(*Batch, Event, time.Time) bool) (accepted, dups int, err error) {
 	if len(events) == 0 {
 		return 0, 0, nil
 	}
@@ -412,7 +421,7 @@ func (s *Service) commit(ctx context.Context, d *Definition, events []Event, now
 		dups = 0
 		b := NewBatch(d)
 		for _, e := range events {
-			if done[e.ID] || !b.Add(e, now) {
+			if done[e.ID] || !add(b, e, now) {
 				dups++
 			}
 		}
