@@ -104,3 +104,16 @@ func checkParsed(t *testing.T, d *Definition, body []byte) {
 		}
 	}
 }
+
+// FuzzDecodeBackfill: any body is a backfill request or an invalid_argument
+// naming what is wrong; never a panic.
+func FuzzDecodeBackfill(f *testing.F) {
+	f.Add([]byte(`{"from": "2026-12-06T00:00:00Z", "to": "2026-12-07T00:00:00Z"}`))
+	f.Add([]byte(`{"from": "yesterday", "start": 3, "x": 1}`))
+	f.Add([]byte(`[]`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		if _, err := DecodeBackfill(body); err != nil && herald.ErrorCode(err) != herald.EInvalid {
+			t.Fatalf("DecodeBackfill error %v is not invalid_argument", err)
+		}
+	})
+}
