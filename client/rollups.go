@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"time"
 )
 
 // Rollup calls (docs/rollups.md). Answers are returned as the server's
@@ -49,6 +50,23 @@ func (c *Client) DeleteRollup(ctx context.Context, name string) error {
 func (c *Client) SendRollupEvents(ctx context.Context, name string, body json.RawMessage) (json.RawMessage, error) {
 	var out json.RawMessage
 	_, err := c.do(ctx, http.MethodPost, "/v1/rollups/"+url.PathEscape(name)+"/events", nil, body, &out)
+	return out, err
+}
+
+// BackfillRollup fills the parts a cache-fed rollup gained from the
+// messages the cache stored in [from, to) (POST .../backfill); a zero
+// start fills those of the newest start.
+func (c *Client) BackfillRollup(ctx context.Context, name string, from, to, start time.Time) (json.RawMessage, error) {
+	req := map[string]string{"from": from.UTC().Format(time.RFC3339Nano), "to": to.UTC().Format(time.RFC3339Nano)}
+	if !start.IsZero() {
+		req["start"] = start.UTC().Format(time.RFC3339Nano)
+	}
+	body, err := json.Marshal(req)
+	if err != nil {
+		return nil, err
+	}
+	var out json.RawMessage
+	_, err = c.do(ctx, http.MethodPost, "/v1/rollups/"+url.PathEscape(name)+"/backfill", nil, json.RawMessage(body), &out)
 	return out, err
 }
 

@@ -42,7 +42,7 @@ func TestHelpExitsZeroEverywhere(t *testing.T) {
 	for _, b := range []string{"cache", "sqs", "sns", "ws", "rollups"} {
 		cases = append(cases, []string{"bench", b})
 	}
-	for _, v := range []string{"put", "get", "list", "delete", "send", "series", "totals", "top"} {
+	for _, v := range []string{"put", "get", "list", "delete", "send", "backfill", "series", "totals", "top"} {
 		cases = append(cases, []string{"rollup", v})
 	}
 	cases = append(cases, nil) // herald --help
@@ -361,5 +361,34 @@ func TestBenchCacheWritesExpireAndDefaultsAreSmall(t *testing.T) {
 		if !strings.Contains(errText, def) {
 			t.Errorf("bench cache --help lacks %s", def)
 		}
+	}
+}
+
+// TestRollupBackfillCLI: `herald rollup backfill` posts the range (and
+// start) to the rollup's backfill route and prints the answer; --from is
+// required.
+func TestRollupBackfillCLI(t *testing.T) {
+	var got map[string]string
+	var path string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		path = r.Method + " " + r.URL.Path
+		json.NewDecoder(r.Body).Decode(&got)
+		io.WriteString(w, `{"counted": 2, "parts": ["metrics.fouls"]}`)
+	}))
+	t.Cleanup(srv.Close)
+	out, _, _, code := runCLI(t, "rollup", "backfill", "--server", srv.URL, "--from", "2026-12-06T00:00:00Z", "--to", "2026-12-07T00:00:00Z",
+		"--start", "2026-12-06T12:00:10Z", "scores")
+	if code != 0 || path != "POST /v1/rollups/scores/backfill" {
+		t.Fatalf("exit %d, request %q", code, path)
+	}
+	want := map[string]string{"from": "2026-12-06T00:00:00Z", "to": "2026-12-07T00:00:00Z", "start": "2026-12-06T12:00:10Z"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("body %v, want %v", got, want)
+	}
+	if !strings.Contains(out, `"counted": 2`) {
+		t.Errorf("output %q", out)
+	}
+	if _, _, line, code := runCLI(t, "rollup", "backfill", "--server", srv.URL, "scores"); code == 0 || !strings.Contains(line, "--from is required") {
+		t.Errorf("without --from: exit %d, %q", code, line)
 	}
 }

@@ -16,26 +16,26 @@ import (
 // runRollup is 'herald rollup VERB ...': the rollup API from the command
 // line (docs/rollups.md).
 func runRollup(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	const usage = "usage: herald rollup put NAME [FILE] | get NAME | list | delete NAME | send NAME [FILE] | series|totals|top NAME [flags]"
+	const usage = "usage: herald rollup put NAME [FILE] | get NAME | list | delete NAME | send NAME [FILE] | backfill NAME --from T --to T | series|totals|top NAME [flags]"
 	switch {
 	case len(args) == 0:
-		return errors.New("rollup needs a verb: put, get, list, delete, send, series, totals or top (herald rollup --help)")
+		return errors.New("rollup needs a verb: put, get, list, delete, send, backfill, series, totals or top (herald rollup --help)")
 	case isHelp(args[0]):
 		fmt.Fprintln(stdout, usage)
 		return flag.ErrHelp
 	}
 	verb, rest := args[0], args[1:]
 	switch verb {
-	case "put", "get", "list", "delete", "send", "series", "totals", "top":
+	case "put", "get", "list", "delete", "send", "backfill", "series", "totals", "top":
 	default:
-		return fmt.Errorf("unknown rollup verb %q: the verbs are put, get, list, delete, send, series, totals and top (herald rollup --help)", verb)
+		return fmt.Errorf("unknown rollup verb %q: the verbs are put, get, list, delete, send, backfill, series, totals and top (herald rollup --help)", verb)
 	}
 	fs, cf := newClientFlagSet("rollup "+verb, "rollup "+verb+" [flags]", stderr, false)
 	var (
 		scope, within                                stringList
 		unit, from, to, dim, value, metrics, orderBy string
 		n, offset, limit                             int
-		after                                        string
+		after, start                                 string
 		asc                                          bool
 	)
 	switch verb {
@@ -52,6 +52,10 @@ func runRollup(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fs.BoolVar(&asc, "asc", false, "top: smallest first")
 		fs.IntVar(&n, "n", 0, "top: values per page (default 10)")
 		fs.IntVar(&offset, "offset", 0, "top: values to skip (next_offset of the previous page)")
+	case "backfill":
+		fs.StringVar(&from, "from", "", "read the messages the cache stored from: RFC 3339, or relative to now such as -24h (required)")
+		fs.StringVar(&to, "to", "now", "to (excluded): RFC 3339, now, or relative such as -1h")
+		fs.StringVar(&start, "start", "", "fill the parts starting then (RFC 3339; default the newest)")
 	case "list":
 		fs.StringVar(&after, "after", "", "the last name of the previous page")
 		fs.IntVar(&limit, "limit", 100, "rollups per page")
@@ -108,6 +112,26 @@ func runRollup(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return nil
 	case "list":
 		out, err = c.ListRollups(ctx, after, limit)
+	case "backfill":
+		if err := need(1); err != nil || fs.NArg() != 1 {
+			return fmt.Errorf("%s", usage)
+		}
+		if from == "" {
+			return usageErrorf(fs, "--from is required: where in the cache's journal to start reading")
+		}
+		now := time.Now()
+		var times [3]time.Time
+		for i, t := range []struct{ flag, text string }{{"from", from}, {"to", to}, {"start", start}} {
+			if t.text == "" {
+				continue
+			}
+			at, perr := parseTime(t.text, now)
+			if perr != nil {
+				return usageErrorf(fs, "--%s %v", t.flag, perr)
+			}
+			times[i] = at
+		}
+		out, err = c.BackfillRollup(ctx, arg(0), times[0], times[1], times[2])
 	case "series", "totals", "top":
 		if err := need(1); err != nil {
 			return err
