@@ -503,8 +503,13 @@ async function pollRollups() {
   for (const d of rollups) {
     const tr = el("tr", null, "queue");
     if (rollupSel && d.name === rollupSel.name) tr.classList.add("selected");
-    tr.append(el("td", d.name), el("td", d.scopes.map((s) => s.join("+")).join(", ")), el("td", d.metrics.join(", ")),
-      el("td", (d.dimensions || []).join(", ")), el("td", d.periods.map((p) => p.unit).join(", ")), el("td", (d.triggers || []).length));
+    // A part the rollup gained shows since when it counts (added).
+    const since = (kind, name) => {
+      const at = (d.added || {})[kind + "." + name];
+      return at ? name + " (since " + new Date(at).toLocaleString() + ")" : name;
+    };
+    tr.append(el("td", d.name), el("td", d.scopes.map((s) => s.join("+")).join(", ")), el("td", d.metrics.map((m) => since("metrics", m)).join(", ")),
+      el("td", (d.dimensions || []).map((m) => since("dimensions", m)).join(", ")), el("td", d.periods.map((p) => p.unit).join(", ")), el("td", (d.triggers || []).length));
     tr.addEventListener("click", () => openRollup(d, {}));
     rows.append(tr);
   }
