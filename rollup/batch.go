@@ -49,7 +49,11 @@ func (b *Batch) add(e Event, now time.Time, backfill bool) bool {
 			sums = make([]int64, len(d.Metrics))
 			b.rows[r] = sums
 		}
-		for i, x := range e.Deltas {
+		// An event read with another version of the definition than the
+		// batch's may hold more metrics or fewer (a consumer reads with
+		// the newest it has, and commits later): those the batch's
+		// version lacks are left out, never a fault.
+		for i, x := range e.Deltas[:min(len(e.Deltas), len(sums))] {
 			if !masked || d.cellCounts(r, i, e.Time, backfill) {
 				sums[i] += x
 			}

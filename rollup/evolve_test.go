@@ -245,3 +245,20 @@ func TestLiveAndBackfillCountEachCellOnce(t *testing.T) {
 		}
 	}
 }
+
+// A batch of one version takes events read with another: metrics its
+// version lacks are left out, missing ones count 0.
+func TestBatchTakesEventsOfAnotherVersion(t *testing.T) {
+	d := parseDef(t, evolveBase) // plays, viewers
+	now := time.Date(2026, 12, 7, 9, 0, 0, 0, time.UTC)
+	b := NewBatch(d)
+	e := Event{ID: "1", Time: now.Add(-time.Minute), Values: map[string]string{"channel": "c"}, Deltas: []int64{1, 2, 3}}
+	b.Add(e, now)
+	short := Event{ID: "2", Time: now.Add(-time.Minute), Values: map[string]string{"channel": "c"}, Deltas: []int64{5}}
+	b.Add(short, now)
+	for r, sums := range b.Rows() {
+		if r.Unit == All && r.Dim == Total && !slices.Equal(sums, []int64{6, 2}) {
+			t.Errorf("total row %v, want [6 2]", sums)
+		}
+	}
+}
