@@ -123,14 +123,42 @@ func (s *Service) All(ctx context.Context, path, cursorText string, limit int) (
 // Journal returns the unexpired messages received in [from, to), oldest
 // first.
 func (s *Service) Journal(ctx context.Context, from, to time.Time, cursorText string, limit int) ([]*Message, Page, error) {
+	return s.journal(ctx, "#", from, to, cursorText, limit) // the journal spans every path
+}
+
+// JournalMatching returns the unexpired messages received in [from, to),
+// oldest first, that have a path matching pattern: the journal as a
+// caller who may read pattern (not every path) sees it. A page may hold
+// fewer than limit messages (those of other paths are left out) and still
+// have a next one.
+func (s *Service) JournalMatching(ctx context.Context, pattern string, from, to time.Time, cursorText string, limit int) ([]*Message, Page, error) {
+	pat, err := paths.ParsePattern(pattern)
+	if err != nil {
+		return nil, Page{}, err
+	}
+	msgs, page, err := s.journal(ctx, pattern, from, to, cursorText, limit)
+	if err != nil {
+		return nil, Page{}, err
+	}
+	out := msgs[:0]
+	for _, m := range msgs {
+		if slices.ContainsFunc(m.Paths, pat.Match) {
+			out = append(out, m)
+		}
+	}
+	return out, page, nil
+}
+
+// journal is a page of the journal in [from, to) for a caller who may
+// read readable.
+func (s *Service) journal(ctx context.Context, readable string, from, to time.Time, cursorText string, limit int) ([]*Message, Page, error) {
 	if from.IsZero() || to.IsZero() {
 		return nil, Page{}, herald.Errorf(herald.EInvalid, "journal needs both from and to")
 	}
 	if to.Before(from) {
 		return nil, Page{}, herald.Errorf(herald.EInvalid, "journal's to (%s) is before its from (%s)", to.Format(time.RFC3339Nano), from.Format(time.RFC3339Nano))
 	}
-	// The journal spans every path.
-	if err := s.AuthorizeRead(ctx, "#"); err != nil {
+	if err := s.AuthorizeRead(ctx, readable); err != nil {
 		return nil, Page{}, err
 	}
 	n, err := s.limit(limit)
@@ -150,51 +178,6 @@ func (s *Service) Journal(ctx context.Context, from, to time.Time, cursorText st
 		return nil, Page{}, err
 	}
 	return s.resolve(ctx, refs, n, cursorJournal)
-}
-
-// JournalMatching returns the unexpired messages received in [from, to),
-// oldest first, that have a path matching pattern: the journal as a
-// caller who may read pattern (not every path) sees it. A page may hold
-// fewer than limit messages (those of other paths are left out) and still
-// have a next one.
-func (s *Service) JournalMatching(ctx context.Context, pattern string, from, to time.Time, cursorText string, limit int) ([]*Message, Page, error) {
-	pat, err := paths.ParsePattern(pattern)
-	if err != nil {
-		return nil, Page{}, err
-	}
-	if from.IsZero() || to.IsZero() || to.Before(from) {
-		return nil, Page{}, herald.Errorf(herald.EInvalid, "the journal needs from and to, to not before from")
-	}
-	if err := s.AuthorizeRead(ctx, pattern); err != nil {
-		return nil, Page{}, err
-	}
-	n, err := s.limit(limit)
-	if err != nil {
-		return nil, Page{}, err
-	}
-	c, err := decodeCursor(cursorText, cursorJournal)
-	if err != nil {
-		return nil, Page{}, err
-	}
-	after, err := c.position()
-	if err != nil {
-		return nil, Page{}, err
-	}
-	refs, err := s.store.Journal(ctx, from.UTC(), to.UTC(), after, n+1)
-	if err != nil {
-		return nil, Page{}, err
-	}
-	msgs, page, err := s.resolve(ctx, refs, n, cursorJournal)
-	if err != nil {
-		return nil, Page{}, err
-	}
-	out := msgs[:0]
-	for _, m := range msgs {
-		if slices.ContainsFunc(m.Paths, pat.Match) {
-			out = append(out, m)
-		}
-	}
-	return out, page, nil
 }
 
 // resolve loads the messages of up to n refs; refs holds n+1 when another

@@ -320,9 +320,7 @@ func TestRollupGainsADimensionAndAMetricOverHTTP(t *testing.T) {
 			}
 		}
 		post(3, 1, before) // timed before the parts' start: counted in the old ones only
-		for !time.Now().After(start) {
-			time.Sleep(50 * time.Millisecond) // the clock reaching the start, which events are timed by
-		}
+		waitPast(start)    // events are timed by the clock
 		post(4, 2, time.Now())
 		var top struct {
 			Values []struct {
@@ -399,9 +397,7 @@ func TestRollupBackfillOverHTTP(t *testing.T) {
 		}
 		// The journal keeps store times in milliseconds: from is a whole
 		// millisecond after the last probe's.
-		for probed := time.Now(); time.Since(probed) < 2*time.Millisecond; {
-			time.Sleep(time.Millisecond)
-		}
+		waitPast(time.Now().Add(2 * time.Millisecond))
 		from := time.Now().Truncate(time.Millisecond)
 		put("nba.g1", `"league": "nba", "team": "LAL", "goals": 3, "fouls": 1`)
 		put("nba.g2", `"league": "nba", "team": "BOS", "goals": 4, "fouls": 2`)
@@ -414,9 +410,7 @@ func TestRollupBackfillOverHTTP(t *testing.T) {
 			t.Fatalf("PUT grown: %d", st)
 		}
 		start := grown.Added["dimensions.coast"]
-		for !time.Now().After(start) {
-			time.Sleep(50 * time.Millisecond) // the clock reaching the parts' start
-		}
+		waitPast(start)
 		put("nba.g3", `"league": "nba", "team": "LAL", "goals": 1, "fouls": 5`)
 		waitTotals("nba", "[8 5]")
 		backfill := map[string]any{"from": from.Format(time.RFC3339Nano), "to": time.Now().Add(time.Second).Format(time.RFC3339Nano)}
@@ -555,4 +549,11 @@ func TestRollupExactAcrossKills(t *testing.T) {
 		s = startServer(t, dir)
 	}
 	waitTotals(t, s, "plays", want, 90*time.Second) // messages a killed node held come back after 30 s
+}
+
+// waitPast polls the clock until it is past at: events are timed by it.
+func waitPast(at time.Time) {
+	for !time.Now().After(at) {
+		time.Sleep(time.Millisecond)
+	}
 }

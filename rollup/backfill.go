@@ -76,8 +76,12 @@ func (s *Service) Backfill(ctx context.Context, name string, from, to, start tim
 			}
 		}
 	}
+	// Only the parts of this start: the cells of the others stay as they are.
+	only := d.Clone()
+	only.Added = map[string]time.Time{}
 	for part, t := range d.Added {
 		if t.Equal(res.Start) {
+			only.Added[part] = t
 			res.Parts = append(res.Parts, part)
 		}
 	}
@@ -85,18 +89,10 @@ func (s *Service) Backfill(ctx context.Context, name string, from, to, start tim
 		return BackfillResult{}, invalid("start", "rollup %s has no part starting at %s: a backfill fills parts the rollup gained (added)", name, res.Start.Format(time.RFC3339))
 	}
 	sort.Strings(res.Parts)
-	now := s.cfg.Clock()
-	// Only the parts of this start: the cells of the others stay as they are.
-	only := d.Clone()
-	only.Added = map[string]time.Time{}
-	for part, t := range d.Added {
-		if t.Equal(res.Start) {
-			only.Added[part] = t
-		}
-	}
 	if err := only.Normalize(); err != nil {
 		return BackfillResult{}, err
 	}
+	now := s.cfg.Clock()
 	var events []Event
 	flush := func() error {
 		accepted, dups, err := s.commitWith(ctx, only, events, now, (*Batch).AddBackfill)

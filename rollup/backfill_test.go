@@ -95,10 +95,7 @@ func TestBackfillFillsTheNewPartsFromTheCache(t *testing.T) {
 	e.waitSubscribed(t)
 	// The journal keeps store times in milliseconds: from is a whole
 	// millisecond after the last probe's, so the backfill reads the games.
-	probed := time.Now()
-	for time.Since(probed) < 2*time.Millisecond {
-		time.Sleep(time.Millisecond)
-	}
+	waitPast(time.Now().Add(2 * time.Millisecond))
 	from := time.Now().Truncate(time.Millisecond)
 	e.put(t, "scores.nba.g1", `"league": "nba", "team": "LAL", "goals": 3, "fouls": 1`)
 	e.put(t, "scores.nba.g2", `"league": "nba", "team": "BOS", "goals": 4, "fouls": 2`)
@@ -115,9 +112,7 @@ func TestBackfillFillsTheNewPartsFromTheCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := d.Added["dimensions.coast"]
-	for !time.Now().After(start) {
-		time.Sleep(10 * time.Millisecond) // the clock reaching the parts' start
-	}
+	waitPast(start)
 	e.put(t, "scores.nba.g3", `"league": "nba", "team": "LAL", "goals": 1, "fouls": 5`)
 	e.waitFor(t, "[8 5] <nil>")
 	if got := e.top(t, "coast"); got != "[{west [1 5]}]" {
@@ -160,4 +155,11 @@ func (e *cacheEnv) waitSubscribed(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	t.Fatal("the rollup's cache consumer never counted a probe")
+}
+
+// waitPast polls the clock until it is past at: events are timed by it.
+func waitPast(at time.Time) {
+	for !time.Now().After(at) {
+		time.Sleep(time.Millisecond)
+	}
 }

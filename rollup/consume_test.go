@@ -263,9 +263,7 @@ func TestQueueIngestFollowsTheRollupAsItGainsParts(t *testing.T) {
 	e.send(t, url, event("2", before, 4)) // timed before the parts' start
 	// Events are timed by their producers' clocks: once the clock passed
 	// the start, one timed now counts in the new parts.
-	for !time.Now().After(start) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitPast(start)
 	e.send(t, url, event("3", time.Now(), 2))
 	e.waitTotal(t, "c", 3)
 	tot, err := e.svc.Totals(e.ctx, "plays", rollup.Selector{Scope: map[string]string{"channel": "c"}}, rollup.Range{Unit: rollup.All}, []string{"plays", "shares"})

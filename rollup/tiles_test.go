@@ -85,22 +85,8 @@ func TestLiveTiles(t *testing.T) {
 // cache pattern are counted, each once, though every one is stored twice;
 // a message outside the pattern is not.
 func TestCacheFeedsARollup(t *testing.T) {
-	db, err := pebblestore.Open(t.TempDir(), pebblestore.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	events := cache.NewLocalEvents(cache.LocalEventsOptions{})
-	t.Cleanup(func() { events.Close() })
-	c := cache.NewService(db, cache.DefaultConfig())
-	c.SetEvents(events)
-	svc := rollup.NewService(rollup.Config{Store: db.Rollups(), DefaultAccount: account, Events: events, CacheReader: c,
-		FlushInterval: 50 * time.Millisecond, SourcesInterval: 50 * time.Millisecond})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { svc.Run(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
-	bg := context.Background()
+	e := newCacheEnv(t)
+	c, svc, bg := e.c, e.svc, e.ctx
 	if _, _, err := svc.Put(bg, "scores", []byte(`{"event": {"id": "message_uuid", "time": "message_time"},
 		"scopes": [["league"]], "metrics": ["goals"], "periods": [{"unit": "all"}], "sources": {"cache_pattern": "scores.#"}}`)); err != nil {
 		t.Fatal(err)
