@@ -20,6 +20,12 @@ type rollupBody struct {
 	rows    []bodyRow
 	events  []bodyEvent
 	firings []rollup.Firing
+	sights  []bodySight // recorded sights of distinct metrics (version 2)
+}
+
+type bodySight struct {
+	sight   rollup.Sight
+	firstMs int64
 }
 
 type bodyRow struct {
@@ -33,8 +39,12 @@ type bodyEvent struct {
 	expiresMs int64
 }
 
-// bodyVersion starts every encoded body.
-const bodyVersion = 1
+// bodyVersion starts every encoded body; a body without sights is
+// written as version 1 (which nodes that know no sights read).
+const (
+	bodyVersion       = 1
+	bodyVersionSights = 2
+)
 
 func appendString(b []byte, s string) []byte {
 	b = binary.AppendUvarint(b, uint64(len(s)))
@@ -44,16 +54,15 @@ func appendString(b []byte, s string) []byte {
 // encode returns the body's bytes.
 func (p *rollupBody) encode() ([]byte, error) {
 	b := make([]byte, 0, 64+len(p.rows)*64+len(p.events)*40)
-	b = append(b, bodyVersion)
+	if len(p.sights) > 0 {
+		b = append(b, bodyVersionSights)
+	} else {
+		b = append(b, bodyVersion)
+	}
 	b = append(b, p.prev[:]...)
 	b = binary.AppendUvarint(b, uint64(len(p.rows)))
 	for _, r := range p.rows {
-		b = binary.AppendUvarint(b, uint64(r.row.Scope))
-		b = appendString(b, r.row.Key)
-		b = appendString(b, string(r.row.Unit))
-		b = binary.AppendVarint(b, r.row.Bucket)
-		b = binary.AppendVarint(b, int64(r.row.Dim))
-		b = appendString(b, r.row.Value)
+		b = appendRow(b, r.row)
 		b = binary.AppendUvarint(b, uint64(len(r.sums)))
 		b = rollup.AppendSums(b, r.sums)
 	}
@@ -71,7 +80,32 @@ func (p *rollupBody) encode() ([]byte, error) {
 		}
 		b = appendString(b, string(j))
 	}
+	if len(p.sights) > 0 {
+		b = binary.AppendUvarint(b, uint64(len(p.sights)))
+		for _, s := range p.sights {
+			b = appendRow(b, s.sight.Set)
+			b = binary.AppendUvarint(b, uint64(s.sight.Metric))
+			b = appendString(b, s.sight.Value)
+			b = binary.AppendVarint(b, s.firstMs)
+		}
+	}
 	return b, nil
+}
+
+// appendRow appends the fields of row r.
+func appendRow(b []byte, r rollup.Row) []byte {
+	b = binary.AppendUvarint(b, uint64(r.Scope))
+	b = appendString(b, r.Key)
+	b = appendString(b, string(r.Unit))
+	b = binary.AppendVarint(b, r.Bucket)
+	b = binary.AppendVarint(b, int64(r.Dim))
+	return appendString(b, r.Value)
+}
+
+// row reads the fields of a row (appendRow).
+func (r *bodyReader) row() rollup.Row {
+	return rollup.Row{Scope: int(r.uvarint()), Key: r.string(), Unit: rollup.Unit(r.string()),
+		Bucket: r.varint(), Dim: int(r.varint()), Value: r.string()}
 }
 
 var errBadBody = errors.New("rollup commit record: malformed")
@@ -132,7 +166,7 @@ func (r *bodyReader) count(min int) int {
 
 // decodeBody reads an encoded body.
 func decodeBody(b []byte) (*rollupBody, error) {
-	if len(b) < 1+16 || b[0] != bodyVersion {
+	if len(b) < 1+16 || (b[0] != bodyVersion && b[0] != bodyVersionSights) {
 		return nil, errBadBody
 	}
 	p := &rollupBody{}
@@ -140,8 +174,7 @@ func decodeBody(b []byte) (*rollupBody, error) {
 	r := &bodyReader{b: b[17:]}
 	p.rows = make([]bodyRow, r.count(7))
 	for i := range p.rows {
-		row := rollup.Row{Scope: int(r.uvarint()), Key: r.string(), Unit: rollup.Unit(r.string()),
-			Bucket: r.varint(), Dim: int(r.varint()), Value: r.string()}
+		row := r.row()
 		sums := make([]int64, r.count(1))
 		for j := range sums {
 			sums[j] = r.varint()
@@ -156,6 +189,18 @@ func decodeBody(b []byte) (*rollupBody, error) {
 	for i := range p.firings {
 		if err := json.Unmarshal([]byte(r.string()), &p.firings[i]); err != nil && r.err == nil {
 			r.err = errBadBody
+		}
+	}
+	if b[0] == bodyVersionSights {
+		n := r.count(9)
+		if n == 0 && r.err == nil {
+			r.err = errBadBody // a record without sights is version 1
+		}
+		p.sights = make([]bodySight, n)
+		for i := range p.sights {
+			set := r.row()
+			m := int(r.uvarint())
+			p.sights[i] = bodySight{sight: rollup.Sight{Set: set, Metric: m, Value: r.string()}, firstMs: r.varint()}
 		}
 	}
 	if r.err == nil && len(r.b) != 0 {

@@ -95,6 +95,9 @@ type rollupWriter struct {
 	// rows are read by value, never whole again (a partition only grows
 	// until its bucket expires). Kept when the cache starts over.
 	big map[storedPartition]bool
+	// sights are sights of distinct metrics recorded as of seq, with
+	// when each was first seen (rollup_sights.go).
+	sights map[rollup.Sight]time.Time
 }
 
 // storedPartition is a partition of rollup_cells: one scope's values in
@@ -118,6 +121,7 @@ const maxBatchRows = 500
 func (w *rollupWriter) forget() {
 	clear(w.rows)
 	clear(w.parts)
+	clear(w.sights)
 }
 
 // evictHalf drops about half the partitions w read whole, with their
@@ -150,7 +154,8 @@ func (rs *rollupStore) writer(id uuid.UUID) *rollupWriter {
 	defer rs.mu.Unlock()
 	w := rs.writers[id]
 	if w == nil {
-		w = &rollupWriter{rows: map[rollup.Row][]int64{}, parts: map[storedPartition]bool{}, big: map[storedPartition]bool{}}
+		w = &rollupWriter{rows: map[rollup.Row][]int64{}, parts: map[storedPartition]bool{}, big: map[storedPartition]bool{},
+			sights: map[rollup.Sight]time.Time{}}
 		rs.writers[id] = w
 	}
 	return w
@@ -230,6 +235,7 @@ func (rs *rollupStore) Commit(ctx context.Context, d *rollup.Definition, b *roll
 		}
 		w.seq, w.nonce = next, nonce
 		w.cacheRows(body) // commit next's values, whether or not they landed yet
+		w.cacheSights(body)
 		if rs.failApply != nil {
 			if err := rs.failApply(); err != nil {
 				w.known = false
@@ -258,7 +264,18 @@ func (w *rollupWriter) cacheRows(body *rollupBody) {
 // rows' new absolute values (each row read unless w caches it), the event
 // records and the firings of the crossings that never fired.
 func (rs *rollupStore) prepare(ctx context.Context, c *conn, d *rollup.Definition, w *rollupWriter, b *rollup.Batch, keys []rollup.EventKey, now time.Time) (*rollupBody, error) {
-	body := &rollupBody{prev: w.nonce, rows: make([]bodyRow, 0, b.Len())}
+	body := &rollupBody{prev: w.nonce}
+	if len(b.Sights()) > 0 {
+		// Distinct metrics first: their counts are part of the rows'.
+		known, err := rs.readSights(ctx, c, d, w, b.Sights())
+		if err != nil {
+			return nil, err
+		}
+		for x, at := range b.Resolve(known, now) {
+			body.sights = append(body.sights, bodySight{sight: x, firstMs: at.UnixMilli()})
+		}
+	}
+	body.rows = make([]bodyRow, 0, b.Len())
 	old := make([][]int64, 0, b.Len()) // the rows' values before (nil: none)
 	var missing []int                  // rows w does not cache
 	load := map[storedPartition]bool{}
@@ -483,6 +500,7 @@ func (rs *rollupStore) advance(ctx context.Context, c *conn, d *rollup.Definitio
 	} else {
 		for i := len(chain) - 1; i >= 0; i-- {
 			w.cacheRows(chain[i])
+			w.cacheSights(chain[i])
 		}
 	}
 	w.seq, w.nonce, w.known = seq, nonce, true
@@ -588,6 +606,7 @@ func (rs *rollupStore) apply(ctx context.Context, c *conn, d *rollup.Definition,
 		ws.add(fmt.Sprintf("o%d", oshard), rs.cql(`INSERT INTO %s.rollup_outbox (shard, id, body) VALUES (?, ?, ?) USING TIMESTAMP ?`),
 			oshard, f.ID, j, seq)
 	}
+	rs.addSights(&ws, d, seq, body, wall)
 	if err := rs.addLastFirings(&ws, d.ID, seq, body.firings); err != nil {
 		return err
 	}

@@ -92,6 +92,29 @@ var rollupTableDefs = []struct{ name, cql string }{
 		PRIMARY KEY ((rollup_id, hour, shard), event_id)
 	) WITH ` + twcsDaily},
 
+	// Values of distinct metrics seen (rollup.Sight): a partition holds
+	// those of one cells partition (one scope's values in one bucket of
+	// one period) and one metric, with first_ms when each was first seen
+	// by event time; the sets of all-time rows (an All period, and every
+	// first_seen metric's series) are spread over rollupSightShards
+	// partitions by the value seen, the others live in shard 0. Written
+	// like the cells, USING TIMESTAMP of the commit, and kept as long as
+	// their bucket (TTL; the all-time ones for good).
+	{"rollup_seen", `CREATE TABLE IF NOT EXISTS %[1]s.rollup_seen (
+		rollup_id uuid,
+		scope int,
+		skey text,
+		unit text,
+		bucket bigint,
+		metric int,
+		shard int,
+		dim int,
+		value text,
+		member text,
+		first_ms bigint,
+		PRIMARY KEY ((rollup_id, scope, skey, unit, bucket, metric, shard), dim, value, member)
+	) WITH ` + tiered},
+
 	// Trigger crossings that fired (each firing ID once ever; kept as
 	// long as the crossing's bucket).
 	{"rollup_fired", `CREATE TABLE IF NOT EXISTS %[1]s.rollup_fired (

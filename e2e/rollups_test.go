@@ -269,6 +269,95 @@ func TestRollupComputedDimensionsOverHTTP(t *testing.T) {
 	})
 }
 
+// TestRollupDistinctVisitorsOverHTTP: visitors (distinct viewers) and
+// first-time visitors over HTTP on each engine: a viewer counts once per
+// bucket and once ever, a redelivered body counts nothing, and top ranks
+// by a distinct metric.
+func TestRollupDistinctVisitorsOverHTTP(t *testing.T) {
+	eachEngine(t, func(t *testing.T, e engine) {
+		s := e.start(t, "")
+		def := map[string]any{
+			"event":      map[string]any{"id": "id", "time": "time"},
+			"scopes":     [][]string{{"site"}},
+			"metrics":    []string{"views", "visitors", "new_visitors"},
+			"dimensions": []string{"page"},
+			"distinct": []map[string]string{{"metric": "visitors", "of": "viewer", "kind": "distinct"},
+				{"metric": "new_visitors", "of": "viewer", "kind": "first_seen"}},
+			"periods": []map[string]any{{"unit": "hour"}, {"unit": "day"}},
+		}
+		if st := call(t, s, http.MethodPut, "/v1/rollups/visits", def, nil); st != http.StatusCreated {
+			t.Fatalf("PUT: %d, want 201", st)
+		}
+		h0 := time.Now().UTC().Truncate(time.Hour).Add(-2 * time.Hour)
+		views := []struct {
+			hour         int
+			page, viewer string
+		}{{0, "home", "ann"}, {0, "home", "ann"}, {0, "news", "bob"}, {1, "home", "bob"}, {1, "news", "cy"}, {1, "news", "ann"}, {1, "news", "cy"}}
+		var events []map[string]any
+		for i, v := range views {
+			events = append(events, map[string]any{"id": fmt.Sprint(i), "time": h0.Add(time.Duration(v.hour)*time.Hour + time.Duration(i)*time.Minute).Format(time.RFC3339),
+				"site": "s", "page": v.page, "viewer": v.viewer, "views": 1})
+		}
+		for round, wantAccepted := range []int{7, 0} { // the second time, a redelivery
+			var res struct{ Accepted, Duplicates int }
+			if st := call(t, s, http.MethodPost, "/v1/rollups/visits/events", events, &res); st != http.StatusOK || res.Accepted != wantAccepted {
+				t.Fatalf("POST %d: %d %+v, want %d accepted", round, st, res, wantAccepted)
+			}
+		}
+		q := url.Values{"scope.site": {"s"}, "unit": {"hour"}, "from": {h0.Format(time.RFC3339)}, "to": {h0.Add(2 * time.Hour).Format(time.RFC3339)}}
+		var series struct{ Points []struct{ Values []int64 } }
+		if st := call(t, s, http.MethodGet, "/v1/rollups/visits/series?"+q.Encode(), nil, &series); st != http.StatusOK {
+			t.Fatalf("series: %d", st)
+		}
+		// Hour 0: 3 views, ann and bob, both new; hour 1: 4 views, bob, cy and ann, cy new.
+		if got := fmt.Sprint(series.Points); got != "[{[3 2 2]} {[4 3 1]}]" {
+			t.Errorf("hourly series = %s, want [{[3 2 2]} {[4 3 1]}]", got)
+		}
+		var totals struct{ Values []int64 }
+		if st := call(t, s, http.MethodGet, "/v1/rollups/visits/totals?"+q.Encode(), nil, &totals); st != http.StatusOK {
+			t.Fatalf("totals: %d", st)
+		}
+		if got := fmt.Sprint(totals.Values); got != "[7 5 3]" { // visitors: the hours' sum; new visitors: exact
+			t.Errorf("totals over the two hours = %s, want [7 5 3]", got)
+		}
+		day := h0.Truncate(24 * time.Hour)
+		q.Set("unit", "day")
+		q.Set("from", day.Format(time.RFC3339))
+		q.Set("to", h0.Add(2*time.Hour).Format(time.RFC3339))
+		if h0.Add(time.Hour).Truncate(24*time.Hour) == day { // both hours on one day
+			if st := call(t, s, http.MethodGet, "/v1/rollups/visits/totals?"+q.Encode(), nil, &totals); st != http.StatusOK {
+				t.Fatalf("day totals: %d", st)
+			}
+			if got := fmt.Sprint(totals.Values); got != "[7 3 3]" {
+				t.Errorf("the day's totals = %s, want [7 3 3]", got)
+			}
+		}
+		var top struct {
+			Values []struct {
+				Value  string
+				Values []int64
+			}
+		}
+		q = url.Values{"scope.site": {"s"}, "unit": {"hour"}, "from": {h0.Add(time.Hour).Format(time.RFC3339)}, "to": {h0.Add(2 * time.Hour).Format(time.RFC3339)},
+			"dimension": {"page"}, "order_by": {"visitors"}}
+		if st := call(t, s, http.MethodGet, "/v1/rollups/visits/top?"+q.Encode(), nil, &top); st != http.StatusOK {
+			t.Fatalf("top: %d", st)
+		}
+		// New visitors of a page: first seen on that page (ann and cy on
+		// news, bob on home, all in hour 1).
+		if got := fmt.Sprint(top.Values); got != "[{news [3 2 2]} {home [1 1 1]}]" {
+			t.Errorf("top pages of hour 1 by visitors = %s", got)
+		}
+		var bad struct {
+			Error struct{ Code, Message string }
+		}
+		def["distinct"] = []map[string]string{{"metric": "visitors", "of": "viewer", "kind": "unique"}}
+		if st := call(t, s, http.MethodPut, "/v1/rollups/visits2", def, &bad); st != http.StatusBadRequest || !strings.HasPrefix(bad.Error.Message, "distinct[0].kind:") {
+			t.Errorf("an unknown kind: %d %+v", st, bad)
+		}
+	})
+}
+
 // TestRollupGainsADimensionAndAMetricOverHTTP: re-putting a rollup with
 // a metric, a computed dimension and a drill-down added answers 200 and
 // shows when the new parts start, seconds ahead; the counts it had carry

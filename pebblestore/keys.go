@@ -42,6 +42,7 @@ import (
 //	'E'     expiry ms(8 BE) rollupID(16) eventID        empty (the reaper's index of 'D')
 //	'F'     firingID                                    empty: a trigger crossing that fired
 //	'L'     rollupID(16) triggerID                      a trigger's last firing (JSON)
+//	'M'     rollupID(16) partition value metric member  a distinct metric's value seen: first ms (8 BE)
 //	'O'     firingID                                    a firing to publish (JSON)
 //	'R'     uvarint(len account) account name           rollup definition (JSON)
 //	'X'     expiry ms(8 BE) rollupID(16) unit bucket     account 0x00 name (the reaper's index of rollup buckets)

@@ -19,6 +19,8 @@ import (
 //	'O' firingID                                              firing to publish (JSON), until published
 //	'L' rollupID(16) triggerID                                the trigger's last firing (JSON rollup.LastFiring)
 //	'X' expiry ms(8 BE) rollupID(16) unit(1) bucket(8 BE)     account 0x00 name: when a bucket leaves its retention
+//	'M' rollupID(16) partition uvarint(len value) value uvarint(metric) member
+//	                                                          a distinct metric's value seen in a row: first ms (8 BE)
 //
 // partition is uvarint(scope) uvarint(len key) key unit(1) bucket(8 BE,
 // sign bit flipped) uvarint(dim+1): a partition's rows (its dimension's
@@ -34,6 +36,7 @@ const (
 	prefixOutbox      byte = 'O' // trigger firings not yet published
 	prefixLastFiring  byte = 'L' // the last firing of each trigger
 	prefixBucketEnd   byte = 'X' // rollup buckets by the end of their retention, for the reaper
+	prefixSight       byte = 'M' // values of distinct metrics seen (rollup.Sight)
 )
 
 // bucketEndKey indexes bucket (Unix seconds) of unit u of rollup id by
@@ -81,7 +84,14 @@ func partitionKey(id uuid.UUID, p rollup.Partition, extra int) []byte {
 }
 
 func appendPartitionKey(k []byte, id uuid.UUID, scope int, key string, u rollup.Unit, bucket int64, dim int) []byte {
-	k = append(k, prefixRollupRow)
+	return appendPartitionKeyIn(k, prefixRollupRow, id, scope, key, u, bucket, dim)
+}
+
+// appendPartitionKeyIn is appendPartitionKey in keyspace kind (rows, or
+// the sights of their distinct metrics, laid out alike so that the
+// reaper reads the bucket of both the same way).
+func appendPartitionKeyIn(k []byte, kind byte, id uuid.UUID, scope int, key string, u rollup.Unit, bucket int64, dim int) []byte {
+	k = append(k, kind)
 	k = append(k, id[:]...)
 	k = binary.AppendUvarint(k, uint64(scope))
 	k = binary.AppendUvarint(k, uint64(len(key)))
@@ -96,6 +106,17 @@ func rowKey(id uuid.UUID, r rollup.Row) []byte { return appendRowKey(nil, id, r)
 // appendRowKey appends row r's key to k.
 func appendRowKey(k []byte, id uuid.UUID, r rollup.Row) []byte {
 	return append(appendPartitionKey(k, id, r.Scope, r.Key, r.Unit, r.Bucket, r.Dim), r.Value...)
+}
+
+// sightKey is the key of sight x of rollup id: its set's row key with the
+// row's value length-prefixed, then the metric and the value seen.
+func sightKey(id uuid.UUID, x rollup.Sight) []byte {
+	r := x.Set
+	k := appendPartitionKeyIn(make([]byte, 0, 64+len(r.Key)+len(r.Value)+len(x.Value)), prefixSight, id, r.Scope, r.Key, r.Unit, r.Bucket, r.Dim)
+	k = binary.AppendUvarint(k, uint64(len(r.Value)))
+	k = append(k, r.Value...)
+	k = binary.AppendUvarint(k, uint64(x.Metric))
+	return append(k, x.Value...)
 }
 
 func rollupEventKey(id uuid.UUID, event string) []byte {

@@ -108,10 +108,21 @@ func (s *RollupStore) dueEntry(key, owner []byte, nowMs int64) (id uuid.UUID, bk
 	return id, bk, true, b.Commit(pebble.NoSync)
 }
 
-// reapRows deletes the rows of rollup id in buckets, scanning the
-// rollup's rows once, reapDeletes deletions a batch.
+// reapRows deletes the rows of rollup id in buckets, and the sights of
+// its distinct metrics in them, scanning each keyspace of the rollup
+// once, reapDeletes deletions a batch; it counts the rows.
 func (s *RollupStore) reapRows(id uuid.UUID, buckets map[dueBucket]bool) (int, error) {
-	prefix := rollupPrefix(prefixRollupRow, id)
+	n, err := s.reapIn(rollupPrefix(prefixRollupRow, id), buckets)
+	if err != nil {
+		return n, err
+	}
+	_, err = s.reapIn(rollupPrefix(prefixSight, id), buckets)
+	return n, err
+}
+
+// reapIn deletes the keys under prefix (a rollup's rows or sights) in
+// buckets.
+func (s *RollupStore) reapIn(prefix []byte, buckets map[dueBucket]bool) (int, error) {
 	it, err := s.db.pdb.NewIter(&pebble.IterOptions{LowerBound: prefix, UpperBound: prefixEnd(prefix)})
 	if err != nil {
 		return 0, err

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cockroachdb/pebble/v2"
 	"github.com/google/uuid"
 
 	"github.com/heraldmq/herald/rollup"
@@ -106,4 +107,67 @@ func TestRollupBucketsReapedPastRetention(t *testing.T) {
 		t.Fatal(err)
 	}
 	want("after a commit", -1, -1, -1, 101)
+}
+
+// TestRollupSightsReapedWithTheirBucket: the values a distinct metric saw
+// in a day bucket go with the day's rows; those of all-time sets (the
+// first_seen series) stay.
+func TestRollupSightsReapedWithTheirBucket(t *testing.T) {
+	day := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	clock := day.Add(12 * time.Hour)
+	db, err := Open(t.TempDir(), Options{Now: func() time.Time { return clock }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	st := db.Rollups().(*RollupStore)
+	var d rollup.Definition
+	if err := json.Unmarshal([]byte(`{"name": "r", "event": {"id": "id", "time": "time"}, "scopes": [["channel"]],
+		"metrics": ["visitors", "new"], "distinct": [{"metric": "visitors", "of": "viewer", "kind": "distinct"},
+		{"metric": "new", "of": "viewer", "kind": "first_seen"}], "periods": [{"unit": "day", "retention": "2d"}]}`), &d); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Normalize(); err != nil {
+		t.Fatal(err)
+	}
+	d.Account, d.ID = "000000000000", uuid.MustParse("6f1c1d5e-8a4b-4c1e-9a43-0c5e2f1a7b02")
+	if err := st.PutDefinition(t.Context(), &d); err != nil {
+		t.Fatal(err)
+	}
+	b := rollup.NewBatch(&d)
+	for i := range 10 {
+		b.Add(rollup.Event{ID: fmt.Sprint(i), Time: clock, Values: map[string]string{"channel": "c", "viewer": fmt.Sprint("v", i)}, Deltas: []int64{0, 0}}, clock)
+	}
+	if err := st.Commit(t.Context(), &d, b, clock); err != nil {
+		t.Fatal(err)
+	}
+	sights := func() (bucketed, allTime int) {
+		t.Helper()
+		prefix := rollupPrefix(prefixSight, d.ID)
+		it, err := db.pdb.NewIter(&pebble.IterOptions{LowerBound: prefix, UpperBound: prefixEnd(prefix)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer it.Close()
+		for ok := it.First(); ok; ok = it.Next() {
+			if u, _, _ := rowBucket(it.Key()); u == unitByte(rollup.All) {
+				allTime++
+			} else {
+				bucketed++
+			}
+		}
+		return bucketed, allTime
+	}
+	if b, a := sights(); b != 10 || a != 10 {
+		t.Fatalf("%d sights in the day and %d all-time; want 10 and 10", b, a)
+	}
+	clock = day.Add(72 * time.Hour)
+	for more := true; more; {
+		if _, more, err = st.reapBuckets(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if b, a := sights(); b != 0 || a != 10 {
+		t.Fatalf("past the day's retention: %d sights in the day and %d all-time; want 0 and 10", b, a)
+	}
 }

@@ -159,8 +159,10 @@ func (s *RollupStore) DeleteDefinition(ctx context.Context, account, name string
 	b := s.db.pdb.NewBatch()
 	defer b.Close()
 	rows, events, last := rollupPrefix(prefixRollupRow, d.ID), rollupPrefix(prefixRollupEvent, d.ID), rollupPrefix(prefixLastFiring, d.ID)
+	sights := rollupPrefix(prefixSight, d.ID)
 	if err := errors.Join(b.Delete(key, nil),
 		b.DeleteRange(rows, prefixEnd(rows), nil),
+		b.DeleteRange(sights, prefixEnd(sights), nil),
 		b.DeleteRange(events, prefixEnd(events), nil),
 		b.DeleteRange(last, prefixEnd(last), nil)); err != nil {
 		return herald.Unavailable("delete rollup", err)
@@ -226,6 +228,9 @@ func (s *RollupStore) Commit(ctx context.Context, d *rollup.Definition, b *rollu
 	}
 	wb := s.db.pdb.NewBatch()
 	defer wb.Close()
+	if err := s.resolveSights(wb, d, b, now); err != nil {
+		return herald.Unavailable("commit rollup", err)
+	}
 	if err := s.writeRows(wb, d, b, now); err != nil {
 		return herald.Unavailable("commit rollup", err)
 	}
@@ -240,6 +245,40 @@ func (s *RollupStore) Commit(ctx context.Context, d *rollup.Definition, b *rollu
 		return herald.Unavailable("commit rollup", err)
 	}
 	return nil
+}
+
+// resolveSights reads which of b's sights are recorded, turns them into
+// counts (Batch.Resolve) and adds the sights to record to wb. The caller
+// holds d's lock; sights live as long as their set's bucket (the reaper
+// deletes them with its rows).
+func (s *RollupStore) resolveSights(wb *pebble.Batch, d *rollup.Definition, b *rollup.Batch, now time.Time) error {
+	if len(b.Sights()) == 0 {
+		return nil
+	}
+	known := map[rollup.Sight]time.Time{}
+	for x := range b.Sights() {
+		ms, found, err := get(s.db, sightKey(d.ID, x), decodeSightMs)
+		if err != nil {
+			return err
+		}
+		if found {
+			known[x] = time.UnixMilli(ms)
+		}
+	}
+	for x, at := range b.Resolve(known, now) {
+		if err := wb.Set(sightKey(d.ID, x), binary.BigEndian.AppendUint64(nil, uint64(at.UnixMilli())), nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// decodeSightMs reads a sight's record: when it was first seen (ms).
+func decodeSightMs(v []byte) (int64, error) {
+	if len(v) != 8 {
+		return 0, errors.New("rollup sight record: not 8 bytes")
+	}
+	return int64(binary.BigEndian.Uint64(v)), nil
 }
 
 // writeRows adds b's rows to wb as merges of their deltas, indexes their

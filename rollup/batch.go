@@ -10,6 +10,11 @@ type Batch struct {
 	def  *Definition
 	rows map[Row][]int64
 	ids  map[string]time.Time // event ID -> the event's time
+	// sights are the values of distinct metrics the events saw, with the
+	// earliest time each (distinct.go); resolved are rows with their
+	// counts added, once the store resolved them (nil before).
+	sights   map[Sight]time.Time
+	resolved map[Row][]int64
 
 	Events     int // events counted
 	Duplicates int // events refused for an ID already in the batch
@@ -18,7 +23,7 @@ type Batch struct {
 
 // NewBatch returns an empty batch of d's events.
 func NewBatch(d *Definition) *Batch {
-	return &Batch{def: d, rows: map[Row][]int64{}, ids: map[string]time.Time{}}
+	return &Batch{def: d, rows: map[Row][]int64{}, ids: map[string]time.Time{}, sights: map[Sight]time.Time{}}
 }
 
 // Add counts e unless its ID is already in the batch (false then), in
@@ -41,6 +46,17 @@ func (b *Batch) add(e Event, now time.Time, backfill bool) bool {
 	d := b.def
 	masked := backfill || d.starts.any
 	b.Expired += d.Expand(e, now, func(r Row) {
+		// Values of distinct metrics are seen in every row, in live
+		// counting and in a backfill alike: the store's record of those
+		// seen makes a second sight of one count nothing.
+		for m, x := range d.distinct {
+			if x == nil {
+				continue
+			}
+			if v, ok := e.Values[x.Of]; ok {
+				b.sight(r, m, x, v, e.Time)
+			}
+		}
 		if masked && !d.anyCellCounts(r, e.Time, backfill) {
 			return
 		}
@@ -84,8 +100,14 @@ func (b *Batch) Keys() []EventKey {
 }
 
 // Rows returns the batch's rows with their sums per metric (in the order
-// of the definition's Metrics). The map is the batch's own.
-func (b *Batch) Rows() map[Row][]int64 { return b.rows }
+// of the definition's Metrics), with the counts of its distinct metrics
+// once Resolve added them. The map is the batch's own.
+func (b *Batch) Rows() map[Row][]int64 {
+	if b.resolved != nil {
+		return b.resolved
+	}
+	return b.rows
+}
 
-// Len is the number of distinct rows.
-func (b *Batch) Len() int { return len(b.rows) }
+// Len is the number of distinct rows (Rows).
+func (b *Batch) Len() int { return len(b.Rows()) }

@@ -27,6 +27,7 @@ type Definition struct {
 	Dimensions []string     `json:"dimensions,omitempty"`
 	DrillDowns [][]string   `json:"drilldowns,omitempty"` // pairs of dimensions, outer first
 	Computed   []Computed   `json:"computed,omitempty"`   // members derived from each event (computed.go)
+	Distinct   []Distinct   `json:"distinct,omitempty"`   // metrics that count values (distinct.go)
 	// DimensionIDs and DrillDownIDs number the dimensions and drill-downs
 	// in rows (Row.Dim), kept as the rollup gains parts (evolve.go); set
 	// by the Service. Absent, dimension i is i and drill-down i is
@@ -47,6 +48,9 @@ type Definition struct {
 	loc    *time.Location // TimeZone, loaded by Normalize
 	ms     []matcher      // Triggers, compiled by Normalize
 	starts starts         // Added, compiled by Normalize
+	// distinct is Distinct by metric index (nil entries for sums; nil
+	// when there is none), compiled by Normalize.
+	distinct []*Distinct
 }
 
 // EventMembers names the members of an event that identify and date it.
@@ -140,6 +144,9 @@ func (d *Definition) Normalize() error {
 	if err := d.checkComputed(reserved); err != nil {
 		return err
 	}
+	if err := d.checkDistinct(reserved); err != nil {
+		return err
+	}
 	if err := d.checkIDs(); err != nil {
 		return err
 	}
@@ -188,6 +195,7 @@ func (d *Definition) Normalize() error {
 	}
 	d.ms = d.matchers()
 	d.compileStarts()
+	d.compileDistinct()
 	return nil
 }
 
@@ -336,10 +344,11 @@ func checkMember(at, m string) error {
 }
 
 // SameShape reports whether d and o count the same rows: the same event
-// members, scopes, metrics, dimensions, drill-downs, computed members,
-// period units, time zone and dedup window. A definition may be replaced by one of the same
-// shape (new retentions, sources, tiles) and keep its counts; any other
-// change needs a new rollup.
+// members, scopes, metrics (and which of them count values), dimensions,
+// drill-downs, computed members, period units, time zone and dedup
+// window. A definition may be replaced by one of the same shape (new
+// retentions, sources, tiles) and keep its counts; adding parts is
+// Evolve; any other change needs a new rollup.
 func (d *Definition) SameShape(o *Definition) bool {
 	if d.Event != o.Event || d.TimeZone != o.TimeZone || d.DedupWindow != o.DedupWindow ||
 		!slices.Equal(d.Metrics, o.Metrics) || !slices.Equal(d.Dimensions, o.Dimensions) ||
@@ -361,7 +370,7 @@ func (d *Definition) SameShape(o *Definition) bool {
 			return false
 		}
 	}
-	return slices.EqualFunc(d.Computed, o.Computed, sameComputed)
+	return slices.EqualFunc(d.Computed, o.Computed, sameComputed) && slices.Equal(d.Distinct, o.Distinct)
 }
 
 // Clone returns a deep copy of d.
@@ -378,6 +387,9 @@ func (d *Definition) Clone() *Definition {
 	c.Metrics, c.Dimensions, c.Periods = slices.Clone(d.Metrics), slices.Clone(d.Dimensions), slices.Clone(d.Periods)
 	c.Triggers = slices.Clone(d.Triggers)
 	c.DimensionIDs, c.DrillDownIDs, c.Added = slices.Clone(d.DimensionIDs), slices.Clone(d.DrillDownIDs), maps.Clone(d.Added)
+	c.Distinct = slices.Clone(d.Distinct)
+	c.distinct = nil
+	c.compileDistinct()
 	c.Computed = slices.Clone(d.Computed)
 	for i := range c.Computed {
 		c.Computed[i].Table = maps.Clone(c.Computed[i].Table)

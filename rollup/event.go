@@ -119,7 +119,15 @@ func (d *Definition) parseEvent(raw json.RawMessage) (Event, *herald.Error) {
 			return Event{}, err
 		}
 	}
+	for _, x := range d.Distinct {
+		if err := d.take(&e, obj, x.Of); err != nil {
+			return Event{}, err
+		}
+	}
 	for i, m := range d.Metrics {
+		if d.distinctOf(i) != nil {
+			continue // counts values of its member, never a delta
+		}
 		v, found := lookup(obj, m)
 		if !found || v == nil {
 			continue

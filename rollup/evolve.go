@@ -108,16 +108,18 @@ func (d *Definition) anyCellCounts(r Row, at time.Time, backfill bool) bool {
 }
 
 // Evolve makes d, a definition put over the stored o, o's next version
-// when all it changes is adding parts: metrics, dimensions, drill-downs
-// and computed members after o's own (kept unchanged and in order), with
-// the same event members, scopes, period units, time zone and dedup
-// window (retentions, sources, tiles and triggers may change as in any
-// replacement). d then keeps o's ID and creation, o's row numbers, with
-// new ones after them for its new dimensions and drill-downs, and o's
-// Added, with start for each part it adds: counts of o's parts carry
-// over, the new ones count the events timed from start (which the caller
-// puts far enough ahead for every node to have learned of them). It
-// reports false, changing nothing, when d changes o otherwise.
+// when all it changes is adding parts after o's own (kept unchanged and
+// in order): metrics (new ones may count values, Distinct), dimensions,
+// drill-downs and computed members, with the same event members, scopes,
+// period units, time zone and dedup window (retentions, sources, tiles
+// and triggers may change as in any replacement). d then keeps o's ID and
+// creation, o's row numbers, with new ones after them for its new
+// dimensions and drill-downs, and o's Added, with start for each part it
+// adds: counts of o's parts carry over, the new ones count the events
+// timed from start (which the caller puts far enough ahead for every node
+// to have learned of them; a distinct metric counts the values of every
+// event it sees, Distinct). It reports false, changing nothing, when d
+// changes o otherwise.
 func (d *Definition) Evolve(o *Definition, start time.Time) bool {
 	now := start.UTC().Truncate(time.Second) // shown in whole seconds, never before start
 	if now.Before(start) {
@@ -129,8 +131,14 @@ func (d *Definition) Evolve(o *Definition, start time.Time) bool {
 		!extends(d.Metrics, o.Metrics, func(a, b string) bool { return a == b }) ||
 		!extends(d.Dimensions, o.Dimensions, func(a, b string) bool { return a == b }) ||
 		!extends(d.DrillDowns, o.DrillDowns, slices.Equal) ||
-		!extends(d.Computed, o.Computed, sameComputed) {
+		!extends(d.Computed, o.Computed, sameComputed) ||
+		!extends(d.Distinct, o.Distinct, func(a, b Distinct) bool { return a == b }) {
 		return false
+	}
+	for _, x := range d.Distinct[len(o.Distinct):] {
+		if slices.Contains(o.Metrics, x.Metric) {
+			return false // a metric that summed deltas cannot start counting values
+		}
 	}
 	next := 0
 	dims, drills := make([]int, len(d.Dimensions)), make([]int, len(d.DrillDowns))

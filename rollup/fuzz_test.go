@@ -15,6 +15,7 @@ import (
 func FuzzDefinition(f *testing.F) {
 	f.Add([]byte(videoJSON))
 	f.Add([]byte(computedJSON))
+	f.Add([]byte(visitsJSON))
 	f.Add([]byte(`{"name":"x","event":{"id":"i","time":"t"},"scopes":[["a","b"]],"metrics":["m"],"periods":[{"unit":"minute","retention":"1d"}],"time_zone":"Asia/Kolkata"}`))
 	f.Add([]byte(`{"name":"x","scopes":[[]],"drilldowns":[["a"]],"periods":[{"unit":"all","retention":"1d"}]}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -63,7 +64,7 @@ func FuzzParseEvents(f *testing.F) {
 	f.Add([]byte(`[{"id": 1, "time": 1764583200.5, "channel": true, "viewers": -1}, {"id": null}, 3]`))
 	f.Add([]byte(`{"id": "x", "time": "2026-12-01T10:00:00Z", "plays": 1e3, "city": "\u001f"}`))
 	f.Add([]byte(`{"id": "e1", "time": 1e9, "channel": "ñ", "site": "日本語のサイト", "country": "FR", "hour": {"x": 1}}`))
-	defs := []*Definition{parseDef(f, videoJSON), parseDef(f, computedJSON)}
+	defs := []*Definition{parseDef(f, videoJSON), parseDef(f, computedJSON), parseDef(f, visitsJSON)}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		for _, d := range defs {
 			checkParsed(t, d, body)
@@ -96,7 +97,10 @@ func checkParsed(t *testing.T, d *Definition, body []byte) {
 					t.Fatalf("value %q of %s breaks a limit", v, m)
 				}
 			}
-			for _, x := range e.Deltas {
+			for i, x := range e.Deltas {
+				if d.distinctOf(i) != nil && x != 0 {
+					t.Fatalf("distinct metric %s read a delta %d", d.Metrics[i], x)
+				}
 				if x > MaxDelta || x < -MaxDelta {
 					t.Fatalf("delta %d out of range", x)
 				}

@@ -41,6 +41,7 @@ func RunStore(t *testing.T, open func(t *testing.T) rollup.Store) {
 		{"LastFiringIsRecordedWithTheFiring", testLastFiring},
 		{"LastFiringTellsWhatBecameOfItsNotification", testLastFiringOutcome},
 		{"LastFiringGoesWithItsTriggerAndItsRollup", testLastFiringForgotten},
+		{"DistinctAndFirstSeenCountEachValueOnce", testDistinctCounts},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -443,6 +444,7 @@ func RunStorePair(t *testing.T, open func(t *testing.T) (rollup.Store, rollup.St
 		{"TriggerCrossedFromTwoNodesFiresOnce", testPairTrigger},
 		{"OverlappingIngestOnTwoNodesNeverFails", testPairOverlappingIngest},
 		{"RollupThatGainedPartsKeepsThemFromANodeHoldingTheOldVersion", testPairEvolved},
+		{"DistinctCountsFromTwoNodesEqualABruteForce", testPairDistinctExact},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
