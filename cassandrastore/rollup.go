@@ -180,8 +180,8 @@ func (rs *rollupStore) Sources(ctx context.Context) ([]*rollup.Definition, error
 // DeleteDefinition deletes the rollup's last firings, removes the
 // definition, then marks the rollup's sequence deleted: no commit to it
 // succeeds after that, and reads of its rows and events find nothing. Its
-// rows stay until their buckets' TTL (all-time rows stay: a known
-// leftover, see docs/rollups.md).
+// rows and the values its distinct metrics saw stay until their buckets'
+// TTL (all-time ones stay: a known leftover, see docs/rollups.md).
 func (rs *rollupStore) DeleteDefinition(ctx context.Context, account, name string) error {
 	const op = "delete rollup"
 	d, err := rs.GetDefinition(ctx, account, name)
