@@ -27,6 +27,7 @@ func runBenchRollups(ctx context.Context, args []string, stdout, stderr io.Write
 	fs.IntVar(&cfg.Channels, "channels", 20, "distinct channels (Zipf); videos are 10 per channel")
 	fs.StringVar(&cfg.Name, "name", "", "rollup and queue name (default bench-<unix time>)")
 	fs.BoolVar(&cfg.Keep, "keep", false, "keep the rollup and its queue afterwards")
+	fs.BoolVar(&cfg.Plain, "plain", false, "count viewers and first_time as sums of deltas, not as distinct and first_seen metrics of the events' viewer")
 	fs.BoolVar(&jsonOut, "json", false, "print the report as JSON")
 	if err := parseFlags(fs, args); err != nil {
 		return err

@@ -30,7 +30,11 @@ type Config struct {
 	Channels         int           // distinct channels (Zipf); videos, cities, sites scale from it
 	Name             string        // rollup and queue name
 	Keep             bool          // keep the rollup and queue afterwards
-	Progress         io.Writer     // a line every few seconds; nil: none
+	// Plain makes viewers and first_time sums of deltas, as before
+	// rollups had distinct metrics; by default they count the events'
+	// viewer member (distinct and first_seen).
+	Plain    bool
+	Progress io.Writer // a line every few seconds; nil: none
 }
 
 // Report is what a run measured.
@@ -62,8 +66,8 @@ var (
 		"likes", "comments", "ads_started", "ads_completed", "buffering", "errors", "viewers", "first_time", "returning"}
 )
 
-func definition(queueURL string) map[string]any {
-	return map[string]any{
+func definition(queueURL string, plain bool) map[string]any {
+	d := map[string]any{
 		"event":      map[string]string{"id": "id", "time": "time"},
 		"scopes":     [][]string{{"channel"}, {"channel", "video"}, {"channel", "video", "campaign"}},
 		"metrics":    metrics,
@@ -72,6 +76,11 @@ func definition(queueURL string) map[string]any {
 		"periods":    []map[string]string{{"unit": "day"}, {"unit": "week"}, {"unit": "month"}, {"unit": "year"}, {"unit": "all"}},
 		"sources":    map[string]string{"queue": queueURL},
 	}
+	if !plain {
+		d["distinct"] = []map[string]string{{"metric": "viewers", "of": "viewer", "kind": "distinct"},
+			{"metric": "first_time", "of": "viewer", "kind": "first_seen"}}
+	}
+	return d
 }
 
 // rowsPerEvent and countersPerEvent of the definition, for an event with
@@ -82,17 +91,26 @@ const (
 )
 
 // reference is the bench's own count: all-time plays per channel, and
-// per (channel, city).
+// per (channel, city), and the viewers of each channel.
 type reference struct {
-	mu     sync.Mutex
-	plays  map[string]int64
-	cities map[string]map[string]int64
+	mu      sync.Mutex
+	plays   map[string]int64
+	cities  map[string]map[string]int64
+	viewers map[string]map[string]bool
 }
 
-func (r *reference) add(channel, city string, plays int64) {
+func newReference() *reference {
+	return &reference{plays: map[string]int64{}, cities: map[string]map[string]int64{}, viewers: map[string]map[string]bool{}}
+}
+
+func (r *reference) add(channel, city, viewer string, plays int64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.plays[channel] += plays
+	if r.viewers[channel] == nil {
+		r.viewers[channel] = map[string]bool{}
+	}
+	r.viewers[channel][viewer] = true
 	if r.cities[channel] == nil {
 		r.cities[channel] = map[string]int64{}
 	}
@@ -127,7 +145,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		return Report{}, fmt.Errorf("create the queue: %w", err)
 	}
 	qurl := aws.ToString(created.QueueUrl)
-	if err := call(ctx, hc, http.MethodPut, cfg.Server+"/v1/rollups/"+cfg.Name, definition(qurl), nil); err != nil {
+	if err := call(ctx, hc, http.MethodPut, cfg.Server+"/v1/rollups/"+cfg.Name, definition(qurl, cfg.Plain), nil); err != nil {
 		return Report{}, fmt.Errorf("define the rollup: %w", err)
 	}
 	if !cfg.Keep {
@@ -137,7 +155,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 			_, _ = q.DeleteQueue(cctx, &sqs.DeleteQueueInput{QueueUrl: aws.String(qurl)})
 		}()
 	}
-	ref := &reference{plays: map[string]int64{}, cities: map[string]map[string]int64{}}
+	ref := newReference()
 	runCtx, stop := context.WithTimeout(ctx, cfg.Duration)
 	defer stop()
 	start := time.Now()
@@ -209,20 +227,26 @@ wait:
 }
 
 // check compares the server's all-time plays per channel, and the top
-// cities of every channel, with the reference; it returns the mismatches.
+// cities of every channel, with the reference, and unless cfg.Plain the
+// channel's all-time viewers and first-time viewers (both the number of
+// its distinct viewers); it returns the mismatches.
 func check(ctx context.Context, hc *http.Client, cfg Config, ref *reference) []string {
 	ref.mu.Lock()
 	defer ref.mu.Unlock()
 	var bad []string
 	for channel, want := range ref.plays {
 		var tot struct{ Values []int64 }
-		q := url.Values{"scope.channel": {channel}, "unit": {"all"}, "metrics": {"plays"}}
+		q := url.Values{"scope.channel": {channel}, "unit": {"all"}, "metrics": {"plays,viewers,first_time"}}
 		if err := call(ctx, hc, http.MethodGet, cfg.Server+"/v1/rollups/"+cfg.Name+"/totals?"+q.Encode(), nil, &tot); err != nil {
 			bad = append(bad, fmt.Sprintf("%s: %v", channel, err))
 			continue
 		}
-		if len(tot.Values) != 1 || tot.Values[0] != want {
+		if len(tot.Values) != 3 || tot.Values[0] != want {
 			bad = append(bad, fmt.Sprintf("channel %s: plays %v, want %d", channel, tot.Values, want))
+			continue
+		}
+		if v := int64(len(ref.viewers[channel])); !cfg.Plain && (tot.Values[1] != v || tot.Values[2] != v) {
+			bad = append(bad, fmt.Sprintf("channel %s: viewers and first-time viewers %v, want %d", channel, tot.Values[1:], v))
 			continue
 		}
 		var top struct {
@@ -254,13 +278,13 @@ func check(ctx context.Context, hc *http.Client, cfg Config, ref *reference) []s
 type generator struct {
 	r                               *rand.Rand
 	channels, videos, cities, sites *rand.Zipf
-	countries                       *rand.Zipf
+	countries, viewers              *rand.Zipf
 }
 
 func newGenerator(seed uint64, channels int) *generator {
 	r := rand.New(rand.NewPCG(seed, 42))
 	z := func(n int) *rand.Zipf { return rand.NewZipf(r, 1.2, 1, uint64(n-1)) }
-	return &generator{r: r, channels: z(channels), videos: z(channels * 10), countries: z(60), cities: z(1000), sites: z(500)}
+	return &generator{r: r, channels: z(channels), videos: z(channels * 10), countries: z(60), cities: z(1000), sites: z(500), viewers: z(channels * 1000)}
 }
 
 // message returns one message body: an array of n events.
@@ -281,7 +305,7 @@ func (g *generator) message(prefix string, n int, ref *reference) string {
 // counted returns a new event as JSON, counted in ref.
 func (g *generator) counted(id, at string, ref *reference) []byte {
 	e := g.event(id, at)
-	ref.add(e["channel"].(string), e["city"].(string), int64(e["plays"].(int)))
+	ref.add(e["channel"].(string), e["city"].(string), e["viewer"].(string), int64(e["plays"].(int)))
 	raw, _ := json.Marshal(e)
 	return raw
 }
@@ -301,6 +325,7 @@ func (g *generator) event(id, at string) map[string]any {
 	for j, m := range metrics {
 		e[m] = g.r.IntN(2 + j%3)
 	}
+	e["viewer"] = fmt.Sprint("u", g.viewers.Uint64())
 	return e
 }
 
@@ -324,7 +349,9 @@ func NewGenerator(seed uint64, channels int) *Generator {
 // Event returns one event named id at time at: "id", "time" (RFC 3339),
 // the members of the LoopLogic definition's scopes (channel, video,
 // campaign) and dimensions (country, city, site, ...; every one but
-// region) as strings, and its metrics (views, plays, ...) as int deltas.
+// region) and its viewer (u0, u1, ..., Zipf over 1,000 per channel) as
+// strings, and its metrics (views, plays, ...) as int deltas (those of
+// viewers and first_time unread by a definition counting viewers).
 // The caller may add members.
 func (g *Generator) Event(id string, at time.Time) map[string]any {
 	return g.g.event(id, at.UTC().Format(time.RFC3339Nano))

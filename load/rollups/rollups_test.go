@@ -36,7 +36,7 @@ func TestGeneratorEvents(t *testing.T) {
 			t.Fatalf("plays %d", p)
 		}
 	}
-	ref := &reference{plays: map[string]int64{}, cities: map[string]map[string]int64{}}
+	ref := newReference()
 	var events []map[string]any
 	if err := json.Unmarshal([]byte(newGenerator(3, 20).message("m", 10, ref)), &events); err != nil || len(events) != 10 {
 		t.Fatalf("message: %d events, %v", len(events), err)
@@ -62,7 +62,7 @@ func TestSendersOverlap(t *testing.T) {
 		overlap                   float64
 		wantResent, wantFromQueue int
 	}{{0.5, 10, 10}, {1, 10, 10}, {0, 0, 0}} {
-		ref := &reference{plays: map[string]int64{}, cities: map[string]map[string]int64{}}
+		ref := newReference()
 		s := newSenders(Config{Senders: 1, APISenders: 2, Overlap: tc.overlap, Channels: 20}, ref, nil)
 		g, h, k := newGenerator(1, 20), newGenerator(2, 20), newGenerator(3, 20)
 		first := s.batch(g, 0, doorQueue, "q", 10) // all new
