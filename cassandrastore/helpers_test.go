@@ -181,3 +181,20 @@ func mustPut(t testing.TB, st cache.Store, m *cache.Message) {
 		t.Fatalf("PutMessage(%s): created = false", m.ID)
 	}
 }
+
+// checkFor polls f every interval until it returns nil, failing the test
+// with f's last error after limit.
+func checkFor(t testing.TB, limit, interval time.Duration, f func() error) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for {
+		err := f()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after %s: %v", limit, err)
+		}
+		time.Sleep(interval)
+	}
+}

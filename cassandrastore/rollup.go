@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
@@ -16,9 +17,11 @@ import (
 )
 
 // rollupStore is the Cassandra engine's rollup.Store (tables in
-// rollup_schema.go, the commit protocol in rollup_commit.go). Any number
-// of nodes may commit to one rollup: commits are serialised by a
-// lightweight transaction on the rollup's sequence number.
+// rollup_schema.go, the commit protocol in rollup_commit.go, the one
+// committer per rollup in rollup_fold.go). Any number of nodes may commit
+// to one rollup: commits are serialised by a lightweight transaction on
+// the rollup's sequence number, and the node holding the rollup's lease
+// commits the batches of the others, merged.
 type rollupStore struct {
 	st     *Store
 	serial gocql.Consistency
@@ -30,13 +33,31 @@ type rollupStore struct {
 	// failApply, when set (tests), runs between a commit's transaction
 	// and its writes: an error stops the commit there, as a node dying.
 	failApply func() error
+
+	// The committer of each rollup (rollup_fold.go): node names this
+	// store's leases; folders are by rollup ID.
+	node     uuid.UUID
+	folders  map[uuid.UUID]*folder
+	leaseTTL time.Duration
+	// direct commits every batch itself, as every node did before the
+	// lease (tests and benchmarks compare the two).
+	direct bool
+	// pauseFold, when set (tests), stops a lease holder reading the
+	// inbox, as a holder that hangs.
+	pauseFold atomic.Bool
+
+	// Folds counts the commits of fold loops, Folded the batches they
+	// took, Submitted the batches this node handed to another's, Lost
+	// the commit transactions this node lost to another node's.
+	Folds, Folded, Submitted, Lost atomic.Int64
 }
 
 // Check that rollupStore implements the contract.
 var _ rollup.Store = (*rollupStore)(nil)
 
 func newRollupStore(st *Store) *rollupStore {
-	return &rollupStore{st: st, serial: st.opts.serialConsistency(), writers: map[uuid.UUID]*rollupWriter{}}
+	return &rollupStore{st: st, serial: st.opts.serialConsistency(), writers: map[uuid.UUID]*rollupWriter{},
+		node: uuid.New(), folders: map[uuid.UUID]*folder{}, leaseTTL: defaultLeaseTTL}
 }
 
 // Rollups returns the rollup store on the same connection.

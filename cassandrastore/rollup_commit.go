@@ -162,11 +162,19 @@ func (rs *rollupStore) writer(id uuid.UUID) *rollupWriter {
 }
 
 func (rs *rollupStore) Commit(ctx context.Context, d *rollup.Definition, b *rollup.Batch, now time.Time) error {
-	const op = "commit rollup"
-	c, err := rs.st.enter(ctx, op)
+	c, err := rs.st.enter(ctx, "commit rollup")
 	if err != nil {
 		return err
 	}
+	if rs.direct {
+		return rs.commitDirect(ctx, c, d, b, now)
+	}
+	return rs.commitFolded(ctx, c, d, b, now)
+}
+
+// commitDirect commits b itself, by the protocol above.
+func (rs *rollupStore) commitDirect(ctx context.Context, c *conn, d *rollup.Definition, b *rollup.Batch, now time.Time) error {
+	const op = "commit rollup"
 	w := rs.writer(d.ID)
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -218,6 +226,7 @@ func (rs *rollupStore) Commit(ctx context.Context, d *rollup.Definition, b *roll
 			return herald.Unavailable(op, err)
 		}
 		if !applied {
+			rs.Lost.Add(1)
 			w.known = false
 			if del, _ := cur["deleted"].(bool); del {
 				return notFoundRollup(d.Account, d.Name)

@@ -34,6 +34,34 @@ var rollupTableDefs = []struct{ name, cql string }{
 		deleted boolean
 	) WITH ` + leveled},
 
+	// The committer of each rollup (rollup_fold.go): the node holding
+	// the lease commits for every node, until until_ms; written only by
+	// lightweight transactions, with a TTL of the lease's length.
+	{"rollup_lease", `CREATE TABLE IF NOT EXISTS %[1]s.rollup_lease (
+		rollup_id uuid PRIMARY KEY,
+		holder uuid,
+		until_ms bigint
+	) WITH ` + leveled},
+
+	// Batches other nodes hand to a rollup's committer (rollup_fold.go):
+	// a partition per rollup and 10 s slot, a record per batch (a
+	// timeuuid) in chunks like rollup_pending's, with the number of
+	// metrics of its writer's version of the definition; outcome, on
+	// chunk 0, is written by the committer once it folded the record.
+	// Kept an hour.
+	{"rollup_inbox", `CREATE TABLE IF NOT EXISTS %[1]s.rollup_inbox (
+		rollup_id uuid,
+		slot bigint,
+		id timeuuid,
+		chunk int,
+		chunks int,
+		metrics int,
+		now_ms bigint,
+		body blob,
+		outcome text,
+		PRIMARY KEY ((rollup_id, slot), id, chunk)
+	) WITH ` + twcsDaily},
+
 	// The last commit whose writes all landed, written USING TIMESTAMP
 	// seq once they did (so it only ever grows).
 	{"rollup_applied", `CREATE TABLE IF NOT EXISTS %[1]s.rollup_applied (

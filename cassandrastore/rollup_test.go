@@ -55,14 +55,23 @@ func allTime(t *testing.T, s rollup.Store, d *rollup.Definition, c string) int64
 	return got[0][0]
 }
 
+// directPair opens two nodes on the shared keyspace that commit every
+// batch themselves, by the protocol of rollup_commit.go, rather than
+// through a lease holder: the cases of that protocol.
+func directPair(t *testing.T) (*Store, *Store) {
+	addr := cassandraAddr(t)
+	sharedStore(t)
+	a, b := openTest(t, addr, Options{Keyspace: shared.ks}), openTest(t, addr, Options{Keyspace: shared.ks})
+	a.rollups.direct, b.rollups.direct = true, true
+	return a, b
+}
+
 // TestRollupCommitDiedAfterItsTransaction: a node that dies between a
 // commit's transaction and its writes leaves the record; the next commit,
 // on another node, applies it first: its events count once, and a
 // redelivery of them is a duplicate.
 func TestRollupCommitDiedAfterItsTransaction(t *testing.T) {
-	addr := cassandraAddr(t)
-	a := sharedStore(t)
-	dying := openTest(t, addr, Options{Keyspace: shared.ks})
+	a, dying := directPair(t)
 	d := testRollup(t, a)
 	if err := commitPlays(t.Context(), dying.Rollups(), d, "c", "e1"); err != nil {
 		t.Fatal(err)
@@ -131,9 +140,7 @@ func firstNonce(t *testing.T, rs *rollupStore, c *conn, d *rollup.Definition, w 
 // TestRollupLargeCommitRecord: a commit whose record spans several chunks
 // is applied whole from it by the next committer.
 func TestRollupLargeCommitRecord(t *testing.T) {
-	addr := cassandraAddr(t)
-	a := sharedStore(t)
-	dying := openTest(t, addr, Options{Keyspace: shared.ks})
+	a, dying := directPair(t)
 	d := testRollup(t, a)
 	now := time.Now()
 	b := rollup.NewBatch(d)

@@ -49,6 +49,8 @@ type Store struct {
 	topics *topicStore
 	// rollups is the rollup store on the same connection (Rollups).
 	rollups *rollupStore
+	// life ends when the store closes (background loops).
+	life context.Context
 
 	// heartbeat measures the replication lag from the other data
 	// centers (LocalDC set).
@@ -91,6 +93,7 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	}
 	loopCtx, stop := context.WithCancel(context.Background())
 	st := &Store{
+		life:    loopCtx,
 		opts:    o,
 		q:       newQueries(o.Keyspace),
 		ready:   make(chan struct{}),

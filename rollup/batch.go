@@ -1,6 +1,9 @@
 package rollup
 
-import "time"
+import (
+	"maps"
+	"time"
+)
 
 // Batch combines the events of one flush in memory: one sum per (row,
 // metric), so that committing it writes each distinct row once however
@@ -111,3 +114,75 @@ func (b *Batch) Rows() map[Row][]int64 {
 
 // Len is the number of distinct rows (Rows).
 func (b *Batch) Len() int { return len(b.Rows()) }
+
+// BatchFrom rebuilds a batch of d from its parts, as Rows (before
+// Resolve), Keys and Sights give them: a batch handed from one node to
+// the node that commits for it.
+func BatchFrom(d *Definition, rows map[Row][]int64, keys []EventKey, sights map[Sight]time.Time) *Batch {
+	b := NewBatch(d)
+	for r, sums := range rows {
+		b.rows[r] = fit(sums, len(d.Metrics))
+	}
+	for _, k := range keys {
+		b.ids[k.ID] = k.Time
+	}
+	for x, at := range sights {
+		if d.distinctOf(x.Metric) != nil {
+			b.sights[x] = at
+		}
+	}
+	b.Events = len(keys)
+	return b
+}
+
+// fit returns sums with n metrics: a batch of another version of the
+// definition may hold more or fewer (those b's version lacks are left
+// out; missing ones are 0).
+func fit(sums []int64, n int) []int64 {
+	if len(sums) == n {
+		return sums
+	}
+	out := make([]int64, n)
+	copy(out, sums)
+	return out
+}
+
+// Merge adds o's events to b, as a committer folding the batches of
+// several writers into one commit, unless b already holds some of o's
+// event IDs: it then returns those IDs and changes nothing. Neither batch
+// may be resolved yet.
+func (b *Batch) Merge(o *Batch) []string {
+	var dups []string
+	for id := range o.ids {
+		if _, ok := b.ids[id]; ok {
+			dups = append(dups, id)
+		}
+	}
+	if len(dups) > 0 {
+		return dups
+	}
+	n := len(b.def.Metrics)
+	for r, sums := range o.rows {
+		cur, ok := b.rows[r]
+		if !ok {
+			b.rows[r] = fit(append([]int64(nil), sums...), n)
+			continue
+		}
+		for i, x := range sums[:min(len(sums), n)] {
+			cur[i] += x
+		}
+	}
+	maps.Copy(b.ids, o.ids)
+	for x, at := range o.sights {
+		if b.def.distinctOf(x.Metric) == nil {
+			continue
+		}
+		if t, ok := b.sights[x]; !ok || at.Before(t) {
+			b.sights[x] = at
+		}
+	}
+	b.Events += o.Events
+	b.Duplicates += o.Duplicates
+	b.Expired += o.Expired
+	return nil
+}

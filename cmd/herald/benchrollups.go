@@ -43,7 +43,10 @@ func runBenchRollups(ctx context.Context, args []string, stdout, stderr io.Write
 	if jsonOut {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+		return benchRollupsVerdict(rep)
 	}
 	fmt.Fprintf(stdout, "events %d in %d messages over %.1fs; %.0f events/s counted (%d rows, %d counters per event: %.0f counter updates/s)\n",
 		rep.Events, rep.Messages, rep.Seconds, rep.EventsPerSecond, rep.RowsPerEvent, rep.CountersPerEvent, rep.CounterUpdatesPerS)
@@ -56,10 +59,18 @@ func runBenchRollups(ctx context.Context, args []string, stdout, stderr io.Write
 	if rep.Errors > 0 {
 		fmt.Fprintf(stdout, "%d failed calls (each retried); the first: %s\n", rep.Errors, rep.FirstError)
 	}
+	if rep.Exact {
+		fmt.Fprintln(stdout, "totals equal to the reference: exact")
+	}
+	return benchRollupsVerdict(rep)
+}
+
+// benchRollupsVerdict fails a run whose totals are off or whose calls
+// failed, whatever the output's form.
+func benchRollupsVerdict(rep rollups.Report) error {
 	if !rep.Exact {
 		return fmt.Errorf("totals differ from the reference: %v", rep.Mismatches[:min(5, len(rep.Mismatches))])
 	}
-	fmt.Fprintln(stdout, "totals equal to the reference: exact")
 	if rep.Errors > 0 {
 		return fmt.Errorf("%d calls failed", rep.Errors)
 	}

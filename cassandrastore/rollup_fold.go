@@ -1,0 +1,356 @@
+package cassandrastore
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"time"
+
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
+	"github.com/google/uuid"
+
+	"github.com/heraldmq/herald"
+	"github.com/heraldmq/herald/rollup"
+)
+
+// One committer per rollup. Commits to a rollup are serialised by the
+// transaction on its sequence (rollup_commit.go), which stays exact
+// whatever number of nodes commit; but nodes committing at once lose the
+// transaction to each other, catch up and try again, and that contention,
+// not the work of a commit, capped a rollup fed from many nodes (E(4) =
+// 0.50, BENCHMARKS.md). So at any moment one node, the holder of the
+// rollup's lease (rollup_lease, a lightweight transaction per lease
+// period), commits for every node:
+//
+//   - A node with a batch to commit takes the lease if nobody holds it.
+//     The holder runs a fold loop: it takes the batches of its own
+//     writers and those other nodes left in the rollup's inbox, merges
+//     them into one batch (rollup.Batch.Merge) and commits that with the
+//     protocol of rollup_commit.go, then tells each batch's writer the
+//     outcome: committed, or "these events were committed before" (the
+//     writer drops them and sends the rest again, as for any duplicate).
+//     Batches holding an event of another batch of the same fold wait for
+//     the next fold, which finds that event committed or not.
+//   - Any other node writes its batch into rollup_inbox (a plain write)
+//     and polls the record's outcome, which the holder writes there.
+//   - A holder renews its lease while it has work and lets it go after
+//     foldIdle without any; a writer that sees no lease while it waits
+//     takes it, and its fold loop reads the inbox back two lease periods,
+//     so the records a holder that died left without an outcome are
+//     folded by the next.
+//
+// The lease is for throughput only; exactness never depends on it: every
+// commit still goes through the sequence's transaction, record first,
+// fenced by its sequence number. A holder paused past its lease while
+// another took it commits, at worst, after the other, or loses the
+// transaction and catches up. A record folded twice (its holder died
+// after the commit, before writing the outcome) is all duplicates the
+// second time: its writer is told its events were committed, and they
+// count once. A record a holder never reads (written with a clock far
+// behind) times out at its writer, who sends the batch again.
+
+// Lease and inbox timings.
+const (
+	defaultLeaseTTL = 10 * time.Second
+	inboxSlot       = 10 * time.Second // an inbox partition holds the records of one slot
+	inboxTTL        = time.Hour
+	inboxLag        = 5 * time.Second // how far back each scan of the inbox reaches
+	foldPollMin     = 5 * time.Millisecond
+	foldPollMax     = 100 * time.Millisecond
+	foldIdle        = 30 * time.Second
+	foldClockSpread = time.Second // of the writers' clocks in one commit
+)
+
+var (
+	errLostLease = errors.New("rollup: this node no longer holds the lease")
+	errFoldStop  = errors.New("rollup: the store closed")
+)
+
+// folder is this node's side of one rollup's lease.
+type folder struct {
+	rs *rollupStore
+	id uuid.UUID
+
+	mu      sync.Mutex
+	def     *rollup.Definition // the newest version this node was given
+	leading bool               // a fold loop runs (the lease is this node's)
+	queue   []*foldReq
+	other   time.Time // another node's lease holds until then, as last read
+	wake    chan struct{}
+}
+
+// foldReq is one batch waiting for a fold: a local writer's (done) or
+// another node's record in the inbox (rec).
+type foldReq struct {
+	b    *rollup.Batch
+	now  time.Time
+	done chan error
+	rec  *inboxRec
+}
+
+func (rs *rollupStore) folder(d *rollup.Definition) *folder {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	f := rs.folders[d.ID]
+	if f == nil {
+		f = &folder{rs: rs, id: d.ID, def: d, wake: make(chan struct{}, 1)}
+		rs.folders[d.ID] = f
+	}
+	return f
+}
+
+// newer reports whether d is a later version than o: a rollup only gains
+// parts (rollup.Definition.Evolve).
+func newer(d, o *rollup.Definition) bool {
+	size := func(x *rollup.Definition) int {
+		return len(x.Metrics) + len(x.Dimensions) + len(x.DrillDowns) + len(x.Computed) + len(x.Distinct)
+	}
+	return size(d) > size(o)
+}
+
+// note keeps d if it is newer than the version f has.
+func (f *folder) note(d *rollup.Definition) {
+	f.mu.Lock()
+	if newer(d, f.def) {
+		f.def = d
+	}
+	f.mu.Unlock()
+}
+
+// enqueue hands req to the fold loop, unless none runs (false).
+func (f *folder) enqueue(req *foldReq) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.leading {
+		return false
+	}
+	f.queue = append(f.queue, req)
+	select {
+	case f.wake <- struct{}{}:
+	default:
+	}
+	return true
+}
+
+// lead reports whether this node holds the lease, taking it when nobody
+// does (and starting the fold loop).
+func (f *folder) lead(ctx context.Context, c *conn) (bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.leading {
+		return true, nil
+	}
+	if time.Now().Before(f.other) {
+		return false, nil
+	}
+	took, until, err := f.rs.takeLease(ctx, c, f.id)
+	if err != nil {
+		return false, err
+	}
+	if !took {
+		f.other = until
+		return false, nil
+	}
+	f.leading = true
+	go f.loop()
+	return true, nil
+}
+
+// commitFolded is Commit through the rollup's committer: this node's fold
+// loop if it holds the lease, else the inbox.
+func (rs *rollupStore) commitFolded(ctx context.Context, c *conn, d *rollup.Definition, b *rollup.Batch, now time.Time) error {
+	f := rs.folder(d)
+	f.note(d)
+	for {
+		leading, err := f.lead(ctx, c)
+		if err != nil {
+			return herald.Unavailable("commit rollup", err)
+		}
+		if leading {
+			req := &foldReq{b: b, now: now, done: make(chan error, 1)}
+			if !f.enqueue(req) {
+				continue // the loop just ended
+			}
+			select {
+			case err := <-req.done:
+				if errors.Is(err, errLostLease) {
+					continue
+				}
+				return err
+			case <-ctx.Done():
+				return herald.Unavailable("commit rollup", ctx.Err())
+			}
+		}
+		return rs.submit(ctx, c, f, d, b, now)
+	}
+}
+
+// loop is the fold loop of the lease holder: until the lease is lost,
+// given up after foldIdle, or the store closes.
+func (f *folder) loop() {
+	rs := f.rs
+	ctx := rs.st.life
+	ttl := rs.leaseTTL
+	renewAt := time.Now().Add(ttl / 3)
+	lastWork := time.Now()
+	poll := foldPollMin
+	scan := inboxScan{from: time.Now().Add(-2 * ttl), seen: map[gocql.UUID]time.Time{}}
+	stop := func(err error) {
+		f.mu.Lock()
+		f.leading = false
+		q := f.queue
+		f.queue = nil
+		f.mu.Unlock()
+		for _, r := range q {
+			r.done <- err
+		}
+	}
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		select {
+		case <-f.wake:
+		case <-timer.C:
+		case <-ctx.Done():
+			stop(herald.Unavailable("commit rollup", errFoldStop))
+			return
+		}
+		c, err := rs.st.enter(ctx, "rollup fold")
+		if err != nil {
+			stop(err) // not connected: the lease ends with its TTL
+			return
+		}
+		if time.Now().After(renewAt) {
+			if ok, err := rs.renewLease(ctx, c, f.id); err != nil || !ok {
+				stop(errLostLease)
+				return
+			}
+			renewAt = time.Now().Add(ttl / 3)
+		}
+		f.mu.Lock()
+		local := f.queue
+		f.queue = nil
+		d := f.def
+		f.mu.Unlock()
+		var remote []*foldReq
+		if !rs.pauseFold.Load() {
+			remote, d, err = rs.scanInbox(ctx, c, f, d, &scan)
+			if err != nil {
+				rs.st.opts.Logger.Warn("rollup: reading the inbox failed", "rollup", f.id, "error", err)
+			}
+		}
+		if len(local)+len(remote) == 0 {
+			if time.Since(lastWork) > foldIdle && rs.releaseLease(ctx, c, f.id) == nil {
+				stop(errLostLease) // any batch enqueued meanwhile goes again
+				return
+			}
+			poll = min(2*poll, foldPollMax)
+			timer.Reset(poll)
+			continue
+		}
+		lastWork, poll = time.Now(), foldPollMin
+		rs.fold(ctx, c, d, append(local, remote...))
+		timer.Reset(0) // more may have come meanwhile
+	}
+}
+
+// fold commits reqs as few commits as it can: one merged batch, and one
+// more for each round of batches that met an event of an earlier one.
+func (rs *rollupStore) fold(ctx context.Context, c *conn, d *rollup.Definition, reqs []*foldReq) {
+	for len(reqs) > 0 {
+		merged := rollup.NewBatch(d)
+		var in, later []*foldReq
+		base, now := reqs[0].now, reqs[0].now
+		for _, r := range reqs {
+			// A commit has one clock (the dedup window's end, the
+			// firings' time): batches whose writers' clocks differ by
+			// more than foldClockSpread wait for another round.
+			if r.now.Sub(base).Abs() > foldClockSpread || merged.Merge(r.b) != nil {
+				later = append(later, r) // or an event of another batch of this fold: next round
+				continue
+			}
+			in = append(in, r)
+			if r.now.After(now) {
+				now = r.now
+			}
+		}
+		err := rs.commitDirect(ctx, c, d, merged, now)
+		if dup, ok := rollup.IsDuplicate(err); ok {
+			committed := map[string]bool{}
+			for _, id := range dup.Committed {
+				committed[id] = true
+			}
+			for _, r := range in {
+				var mine []string
+				for _, id := range r.b.IDs() {
+					if committed[id] {
+						mine = append(mine, id)
+					}
+				}
+				if len(mine) > 0 {
+					rs.finish(ctx, c, r, &rollup.ErrDuplicate{Committed: mine})
+				} else {
+					later = append(later, r)
+				}
+			}
+			reqs = later
+			continue
+		}
+		rs.Folds.Add(1)
+		rs.Folded.Add(int64(len(in)))
+		for _, r := range in {
+			rs.finish(ctx, c, r, err)
+		}
+		reqs = later
+	}
+}
+
+// finish tells r's writer the outcome of its batch.
+func (rs *rollupStore) finish(ctx context.Context, c *conn, r *foldReq, err error) {
+	if r.rec == nil {
+		r.done <- err
+		return
+	}
+	if werr := rs.writeOutcome(ctx, c, r.rec, outcomeOf(err)); werr != nil {
+		// The writer times out and sends the batch again: its events
+		// are duplicates then if they were committed.
+		rs.st.opts.Logger.Warn("rollup: writing an inbox outcome failed", "rollup", r.rec.rollup, "error", werr)
+	}
+}
+
+// Outcomes of an inbox record, as its writer reads them.
+const (
+	outcomeCommitted = "committed"
+	outcomeDup       = "duplicates"  // then Sep and the IDs, joined by rollup.Sep
+	outcomeGone      = "gone"        // the rollup was deleted
+	outcomeFailed    = "unavailable" // then Sep and the reason
+)
+
+func outcomeOf(err error) string {
+	if err == nil {
+		return outcomeCommitted
+	}
+	if dup, ok := rollup.IsDuplicate(err); ok {
+		return outcomeDup + rollup.Sep + strings.Join(dup.Committed, rollup.Sep)
+	}
+	if herald.ErrorCode(err) == herald.ENotFound {
+		return outcomeGone
+	}
+	return outcomeFailed + rollup.Sep + herald.Clip(err.Error())
+}
+
+// errorOf is the error of an outcome for d (nil: committed).
+func errorOf(d *rollup.Definition, outcome string) error {
+	kind, rest, _ := strings.Cut(outcome, rollup.Sep)
+	switch kind {
+	case outcomeCommitted:
+		return nil
+	case outcomeDup:
+		return &rollup.ErrDuplicate{Committed: strings.Split(rest, rollup.Sep)}
+	case outcomeGone:
+		return notFoundRollup(d.Account, d.Name)
+	default:
+		return herald.Unavailable("commit rollup", errors.New("the rollup's committer: "+rest))
+	}
+}

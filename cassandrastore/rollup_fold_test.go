@@ -1,0 +1,185 @@
+package cassandrastore
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"testing"
+	"time"
+
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
+
+	"github.com/heraldmq/herald/rollup"
+)
+
+// overlappingIngest has writers on nodes post batches of which half the
+// events are also in another writer's batch, each of them waiting for its
+// answers; it returns the plays of the distinct events and the failures.
+func overlappingIngest(t *testing.T, d *rollup.Definition, nodes []*Store, writers, batches int) (want int64, failures []error) {
+	t.Helper()
+	svcs := make([]*rollup.Service, len(nodes))
+	for i, st := range nodes {
+		svcs[i] = rollup.NewService(rollup.Config{Store: st.Rollups(), DefaultAccount: d.Account})
+	}
+	now := time.Now().UTC()
+	eventsOf := func(w, k int) []map[string]any {
+		var out []map[string]any
+		for i := range 20 {
+			owner := w
+			if i%2 == 1 {
+				owner = (w + 1) % writers
+			}
+			out = append(out, map[string]any{"id": fmt.Sprintf("w%d-b%d-%d", owner, k, i/2), "time": now.Format(time.RFC3339Nano), "channel": "c",
+				"city": fmt.Sprint("city", i%3), "plays": 1})
+		}
+		rand.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+		return out
+	}
+	want = int64(writers * batches * 10)
+	var (
+		wg sync.WaitGroup
+		mu sync.Mutex
+	)
+	for w := range writers {
+		wg.Go(func() {
+			for k := range batches {
+				body, _ := json.Marshal(eventsOf(w, k))
+				if _, err := svcs[w%len(svcs)].Ingest(t.Context(), d.Name, body); err != nil {
+					mu.Lock()
+					failures = append(failures, fmt.Errorf("writer %d batch %d: %w", w, k, err))
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return want, failures
+}
+
+// TestRollupCommitsFromTwoNodesNeverRace: writers on two nodes committing
+// overlapping batches to one rollup at once never make a node lose a
+// commit transaction to the other (as every node committing for itself
+// did, and then caught up and tried again): the lease holder commits for
+// both, the other hands it its batches, and the totals are exact.
+func TestRollupCommitsFromTwoNodesNeverRace(t *testing.T) {
+	addr := cassandraAddr(t)
+	sharedStore(t)
+	a, b := openTest(t, addr, Options{Keyspace: shared.ks}), openTest(t, addr, Options{Keyspace: shared.ks})
+	d := testRollup(t, a)
+	want, failures := overlappingIngest(t, d, []*Store{a, b}, 8, 10)
+	for _, err := range failures {
+		t.Error(err)
+	}
+	if got := allTime(t, b.Rollups(), d, "c"); got != want {
+		t.Errorf("%d plays, want %d", got, want)
+	}
+	if lost := a.rollups.Lost.Load() + b.rollups.Lost.Load(); lost != 0 {
+		t.Errorf("%d commit transactions lost to the other node, want 0", lost)
+	}
+	holder, other := a.rollups, b.rollups
+	if holder.Folds.Load() == 0 {
+		holder, other = other, holder
+	}
+	if holder.Folds.Load() == 0 || other.Folds.Load() != 0 || other.Submitted.Load() == 0 {
+		t.Errorf("folds %d and %d, batches handed over %d and %d: want one node folding for both",
+			a.rollups.Folds.Load(), b.rollups.Folds.Load(), a.rollups.Submitted.Load(), b.rollups.Submitted.Load())
+	}
+	t.Logf("%d batches in %d commits on the holder; %d handed over", holder.Folded.Load(), holder.Folds.Load(), other.Submitted.Load())
+}
+
+// TestRollupLeaseHolderGoneAnotherTakesOver: when the lease holder stops
+// (it hangs, then its node goes) with a batch of another node in its
+// inbox, that node takes the lease once it ends and commits its batch
+// itself, once.
+func TestRollupLeaseHolderGoneAnotherTakesOver(t *testing.T) {
+	addr := cassandraAddr(t)
+	sharedStore(t)
+	a, b := openTest(t, addr, Options{Keyspace: shared.ks}), openTest(t, addr, Options{Keyspace: shared.ks})
+	a.rollups.leaseTTL, b.rollups.leaseTTL = 2*time.Second, 2*time.Second
+	d := testRollup(t, a)
+	if err := commitPlays(t.Context(), a.Rollups(), d, "c", "e1"); err != nil { // a takes the lease
+		t.Fatal(err)
+	}
+	a.rollups.pauseFold.Store(true)
+	done := make(chan error, 1)
+	go func() { done <- commitPlays(t.Context(), b.Rollups(), d, "c", "e2", "e3") }()
+	checkFor(t, 10*time.Second, 10*time.Millisecond, func() error {
+		if b.rollups.Submitted.Load() == 0 {
+			return fmt.Errorf("b has not handed its batch over yet")
+		}
+		return nil
+	})
+	a.Close()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("b's commit: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("b's commit did not end within 30 s of the holder going")
+	}
+	if b.rollups.Folds.Load() == 0 {
+		t.Error("b committed its batch without holding the lease")
+	}
+	if got := allTime(t, b.Rollups(), d, "c"); got != 3 {
+		t.Errorf("%d plays, want 3", got)
+	}
+	err := commitPlays(t.Context(), b.Rollups(), d, "c", "e3")
+	if dup, ok := rollup.IsDuplicate(err); !ok || len(dup.Committed) != 1 {
+		t.Errorf("e3 again: %v, want a duplicate", err)
+	}
+}
+
+// TestRollupInboxRecordFoldedTwiceCountsOnce: a record whose batch was
+// committed by a holder that died before writing its outcome is folded
+// again by the next: it is all duplicates then, and its events count
+// once.
+func TestRollupInboxRecordFoldedTwiceCountsOnce(t *testing.T) {
+	st := openTest(t, cassandraAddr(t), Options{Keyspace: func() string { sharedStore(t); return shared.ks }()})
+	rs := st.rollups
+	d := testRollup(t, st)
+	now := time.Now()
+	b := rollup.NewBatch(d)
+	for _, id := range []string{"x1", "x2"} {
+		b.Add(rollup.Event{ID: id, Time: now, Values: map[string]string{"channel": "c"}, Deltas: []int64{1}}, now)
+	}
+	c, err := st.enter(t.Context(), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The record, as another node wrote it, and its batch committed by
+	// a holder that died before writing the outcome.
+	enc, err := encodeBatch(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &inboxRec{rollup: d.ID, slot: slotOf(now), id: gocql.UUIDFromTime(now)}
+	if err := c.write(rs.cql(`INSERT INTO %s.rollup_inbox (rollup_id, slot, id, chunk, chunks, metrics, now_ms, body) VALUES (?, ?, ?, 0, 1, 1, ?, ?)`),
+		cqlUUID(d.ID), rec.slot, rec.id, now.UnixMilli(), enc).Exec(); err != nil {
+		t.Fatal(err)
+	}
+	if err := rs.commitDirect(t.Context(), c, d, b, now); err != nil {
+		t.Fatal(err)
+	}
+	// The next holder: any commit takes the lease and starts the loop.
+	if err := commitPlays(t.Context(), rs, d, "c", "y"); err != nil {
+		t.Fatal(err)
+	}
+	checkFor(t, 10*time.Second, 10*time.Millisecond, func() error {
+		var outcome string
+		if err := c.s.Query(rs.cql(`SELECT outcome FROM %s.rollup_inbox WHERE rollup_id = ? AND slot = ? AND id = ? AND chunk = 0`),
+			cqlUUID(d.ID), rec.slot, rec.id).Scan(&outcome); err != nil {
+			return err
+		}
+		if err := errorOf(d, outcome); outcome == "" || err == nil {
+			return fmt.Errorf("outcome %q", outcome)
+		} else if dup, ok := rollup.IsDuplicate(err); !ok || len(dup.Committed) != 2 {
+			return fmt.Errorf("outcome %q, want both events duplicates", outcome)
+		}
+		return nil
+	})
+	if got := allTime(t, st.Rollups(), d, "c"); got != 3 {
+		t.Errorf("%d plays, want 3", got)
+	}
+}
