@@ -55,9 +55,10 @@ const (
 	defaultLeaseTTL = 10 * time.Second
 	inboxSlot       = 10 * time.Second // an inbox partition holds the records of one slot
 	inboxTTL        = time.Hour
-	inboxLag        = 5 * time.Second // how far back each scan of the inbox reaches
-	foldPollMin     = 5 * time.Millisecond
+	inboxLag        = 2 * time.Second // how far back each scan of the inbox reaches
+	foldPollMin     = 10 * time.Millisecond
 	foldPollMax     = 100 * time.Millisecond
+	outcomePollMax  = 25 * time.Millisecond // a writer's wait between reads of its record's outcome
 	foldIdle        = 30 * time.Second
 	foldClockSpread = time.Second // of the writers' clocks in one commit
 )
@@ -194,7 +195,10 @@ func (f *folder) loop() {
 	ttl := rs.leaseTTL
 	renewAt := time.Now().Add(ttl / 3)
 	lastWork := time.Now()
-	poll := foldPollMin
+	// The inbox is read on its own schedule, every foldPollMin while it
+	// has records, backing off to foldPollMax: a batch of this node's
+	// own is folded at once, never after a read of the inbox.
+	nextScan, scanEvery := time.Now(), foldPollMin
 	scan := inboxScan{from: time.Now().Add(-2 * ttl), seen: map[gocql.UUID]time.Time{}}
 	stop := func(err error) {
 		f.mu.Lock()
@@ -234,24 +238,29 @@ func (f *folder) loop() {
 		d := f.def
 		f.mu.Unlock()
 		var remote []*foldReq
-		if !rs.pauseFold.Load() {
+		if !rs.pauseFold.Load() && !time.Now().Before(nextScan) {
 			remote, d, err = rs.scanInbox(ctx, c, f, d, &scan)
 			if err != nil {
 				rs.st.opts.Logger.Warn("rollup: reading the inbox failed", "rollup", f.id, "error", err)
 			}
+			if len(remote) > 0 {
+				scanEvery = foldPollMin
+			} else {
+				scanEvery = min(2*scanEvery, foldPollMax)
+			}
+			nextScan = time.Now().Add(scanEvery)
 		}
 		if len(local)+len(remote) == 0 {
 			if time.Since(lastWork) > foldIdle && rs.releaseLease(ctx, c, f.id) == nil {
 				stop(errLostLease) // any batch enqueued meanwhile goes again
 				return
 			}
-			poll = min(2*poll, foldPollMax)
-			timer.Reset(poll)
+			timer.Reset(time.Until(nextScan))
 			continue
 		}
-		lastWork, poll = time.Now(), foldPollMin
+		lastWork = time.Now()
 		rs.fold(ctx, c, d, append(local, remote...))
-		timer.Reset(0) // more may have come meanwhile
+		timer.Reset(time.Until(nextScan)) // and a batch enqueued meanwhile has woken the loop
 	}
 }
 

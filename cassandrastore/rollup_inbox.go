@@ -135,7 +135,8 @@ func (rs *rollupStore) submit(ctx context.Context, c *conn, f *folder, d *rollup
 	giveUp := at.Add(commitPatience)
 	checkLease := at.Add(rs.leaseTTL / 2)
 	for attempt := 0; ; attempt++ {
-		if !herald.Sleep(ctx, time.Duration(rand.Int64N(int64(lossBackoff(attempt)))+int64(time.Millisecond))) {
+		wait := min(lossBackoff(attempt), outcomePollMax)
+		if !herald.Sleep(ctx, time.Duration(rand.Int64N(int64(wait)))+time.Millisecond) {
 			return herald.Unavailable(op, ctx.Err())
 		}
 		var outcome string
