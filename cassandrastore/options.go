@@ -53,6 +53,11 @@ type Options struct {
 	// Username is set.
 	Username, Password string
 
+	// RollupCommitEach makes every node commit its own batches to a
+	// rollup, as before rollups had one committer (rollup_fold.go): for
+	// comparisons.
+	RollupCommitEach bool
+
 	// HistoryBucket is the width of a history partition in message time;
 	// zero means one day. JournalBucket is the width of a journal
 	// partition in time received; zero means 10 minutes. JournalShards is

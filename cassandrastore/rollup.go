@@ -47,9 +47,10 @@ type rollupStore struct {
 	pauseFold atomic.Bool
 
 	// Folds counts the commits of fold loops, Folded the batches they
-	// took, Submitted the batches this node handed to another's, Lost
-	// the commit transactions this node lost to another node's.
-	Folds, Folded, Submitted, Lost atomic.Int64
+	// took, Submitted the batches this node handed to another's, Leases
+	// the leases it took, Lost the commit transactions it lost to another
+	// node's.
+	Folds, Folded, Submitted, Leases, Lost atomic.Int64
 }
 
 // Check that rollupStore implements the contract.
@@ -57,7 +58,7 @@ var _ rollup.Store = (*rollupStore)(nil)
 
 func newRollupStore(st *Store) *rollupStore {
 	return &rollupStore{st: st, serial: st.opts.serialConsistency(), writers: map[uuid.UUID]*rollupWriter{},
-		node: uuid.New(), folders: map[uuid.UUID]*folder{}, leaseTTL: defaultLeaseTTL}
+		node: uuid.New(), folders: map[uuid.UUID]*folder{}, leaseTTL: defaultLeaseTTL, direct: st.opts.RollupCommitEach}
 }
 
 // Rollups returns the rollup store on the same connection.

@@ -284,6 +284,13 @@ func (rs *rollupStore) fold(ctx context.Context, c *conn, d *rollup.Definition, 
 				now = r.now
 			}
 		}
+		if len(in) == 1 {
+			// One batch alone is committed as it is, without the copy
+			// (its version of the definition is d's or older: f.def is
+			// the newest any writer gave, and decodeBatch fits records
+			// to d).
+			merged = in[0].b
+		}
 		err := rs.commitDirect(ctx, c, d, merged, now)
 		if dup, ok := rollup.IsDuplicate(err); ok {
 			committed := map[string]bool{}

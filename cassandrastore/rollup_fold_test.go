@@ -183,3 +183,24 @@ func TestRollupInboxRecordFoldedTwiceCountsOnce(t *testing.T) {
 		t.Errorf("%d plays, want 3", got)
 	}
 }
+
+// TestRollupLeaseHeldAcrossItsTTL: a holder with work keeps its lease
+// past many lease periods (each renewal renews every cell of the lease,
+// whose TTLs are per cell) and never hands its own batches to anyone.
+func TestRollupLeaseHeldAcrossItsTTL(t *testing.T) {
+	st := openTest(t, cassandraAddr(t), Options{Keyspace: func() string { sharedStore(t); return shared.ks }()})
+	st.rollups.leaseTTL = 2 * time.Second // Cassandra's TTLs end on whole seconds: at least 1 s after each renewal
+	d := testRollup(t, st)
+	for i := range 50 { // 5 s of commits: two and a half lease periods
+		if err := commitPlays(t.Context(), st.Rollups(), d, "c", fmt.Sprint("e", i)); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(100 * time.Millisecond) // the pace of the commits, not a wait for a state
+	}
+	if n, s := st.rollups.Leases.Load(), st.rollups.Submitted.Load(); n != 1 || s != 0 {
+		t.Errorf("%d leases taken and %d batches handed over in 2.5 lease periods; want 1 and 0", n, s)
+	}
+	if got := allTime(t, st.Rollups(), d, "c"); got != 50 {
+		t.Errorf("%d plays, want 50", got)
+	}
+}

@@ -27,6 +27,7 @@ func (rs *rollupStore) takeLease(ctx context.Context, c *conn, id uuid.UUID) (to
 		return false, time.Time{}, err
 	}
 	if applied {
+		rs.Leases.Add(1)
 		return true, time.Time{}, nil
 	}
 	if h, ok := cur["holder"].(gocql.UUID); ok && uuid.UUID(h) == rs.node {
@@ -39,8 +40,10 @@ func (rs *rollupStore) takeLease(ctx context.Context, c *conn, id uuid.UUID) (to
 // renewLease extends this node's lease; false if another node holds it.
 func (rs *rollupStore) renewLease(ctx context.Context, c *conn, id uuid.UUID) (bool, error) {
 	ttl := rs.leaseTTL
-	return c.write(rs.cql(`UPDATE %s.rollup_lease USING TTL ? SET until_ms = ? WHERE rollup_id = ? IF holder = ?`),
-		leaseSeconds(ttl), time.Now().Add(ttl).UnixMilli(), cqlUUID(id), cqlUUID(rs.node)).
+	// Both cells are written again: a TTL is a cell's, and a holder
+	// cell left to its first TTL would expire under a renewed until_ms.
+	return c.write(rs.cql(`UPDATE %s.rollup_lease USING TTL ? SET holder = ?, until_ms = ? WHERE rollup_id = ? IF holder = ?`),
+		leaseSeconds(ttl), cqlUUID(rs.node), time.Now().Add(ttl).UnixMilli(), cqlUUID(id), cqlUUID(rs.node)).
 		SerialConsistency(c.serialLevel(rs.serial)).Idempotent(false).WithContext(ctx).MapScanCAS(map[string]any{})
 }
 
@@ -53,16 +56,19 @@ func (rs *rollupStore) releaseLease(ctx context.Context, c *conn, id uuid.UUID) 
 
 // leaseHeld reports whether anybody holds rollup id's lease.
 func (rs *rollupStore) leaseHeld(ctx context.Context, c *conn, id uuid.UUID) (bool, error) {
-	var holder gocql.UUID
+	var holder *gocql.UUID
 	err := c.s.Query(rs.cql(`SELECT holder FROM %s.rollup_lease WHERE rollup_id = ?`), cqlUUID(id)).
 		Consistency(c.serialLevel(rs.serial)).WithContext(ctx).Scan(&holder)
 	if err == gocql.ErrNotFound {
 		return false, nil
 	}
-	return err == nil, err
+	return err == nil && holder != nil, err
 }
 
-func leaseSeconds(ttl time.Duration) int { return max(int(ttl/time.Second), 1) }
+// leaseSeconds is a lease's TTL in whole seconds. Cassandra ends a TTL on
+// a whole second, so a lease lasts at least ttl - 1 s after it was taken
+// or renewed; renewals come every ttl/3.
+func leaseSeconds(ttl time.Duration) int { return max(int(ttl/time.Second), 2) }
 
 // inboxRec names one record of the inbox.
 type inboxRec struct {

@@ -52,6 +52,7 @@ type options struct {
 	jsonPath, plotPath  string
 	minEfficiency       float64 // fail when E(2) of the Herald tier is below it
 	redisCluster        bool
+	heraldArgs          string
 	keep                bool
 }
 
@@ -83,6 +84,7 @@ func parseOptions(args []string) (options, error) {
 	fs.StringVar(&o.plotPath, "plot", "", "draw throughput against nodes to this file (.png or .svg)")
 	fs.Float64Var(&o.minEfficiency, "min-efficiency", 0, "exit 1 when a workload's E(2) on the Herald tier is below this (0: never)")
 	fs.BoolVar(&o.redisCluster, "redis-cluster", false, "use the cluster's 3-node Redis Cluster instead of its single Redis")
+	fs.StringVar(&o.heraldArgs, "herald-args", "", "more flags of every Herald node's serve, space-separated (e.g. \"--cassandra-rollup-commit each\")")
 	fs.BoolVar(&o.keep, "keep", false, "keep the run's keyspaces and Redis keys afterwards")
 	fs.BoolVar(&short, "short", false, "the CI form: sqs-mix at N = 1, 2 on the Herald tier only, 3 s warm-up, three rounds of 6 s")
 	if err := fs.Parse(args); err != nil {

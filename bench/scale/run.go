@@ -67,7 +67,8 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	if o.redisCluster {
 		redisAddr = c.env["HERALD_CLUSTER_REDIS_CLUSTER"]
 	}
-	setup := heraldSetup{keyspace: ks, replication: "1", redis: redisAddr, redisPrefix: "herald:scale:" + tag + ":", pprof: o.pprofDir != ""}
+	setup := heraldSetup{keyspace: ks, replication: "1", redis: redisAddr, redisPrefix: "herald:scale:" + tag + ":", pprof: o.pprofDir != "",
+		extra: strings.Fields(o.heraldArgs)}
 	if o.pprofDir != "" {
 		if err := os.MkdirAll(o.pprofDir, 0o755); err != nil {
 			return err

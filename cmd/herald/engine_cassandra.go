@@ -28,6 +28,9 @@ func openCassandra(ctx context.Context, c storeConfig, aws awsConfig, log *slog.
 	if c.cassandraConns < 1 || c.cassandraConns > 16 {
 		return nil, fmt.Errorf("--cassandra-connections %d: want 1 to 16", c.cassandraConns)
 	}
+	if c.rollupCommit != "one" && c.rollupCommit != "each" {
+		return nil, fmt.Errorf("--cassandra-rollup-commit %q: want one or each", c.rollupCommit)
+	}
 	var hosts []string
 	for _, h := range strings.Split(c.cassandraHosts, ",") {
 		if h = strings.TrimSpace(h); h != "" {
@@ -39,6 +42,7 @@ func openCassandra(ctx context.Context, c storeConfig, aws awsConfig, log *slog.
 		Consistency: c.cassandraConsistency, WriteConsistency: c.writeConsistency(), LocalDC: c.cassandraLocalDC,
 		Username: c.cassandraUsername, Password: c.cassandraPassword,
 		Timeout: c.cassandraTimeout, Connections: c.cassandraConns, Logger: log,
+		RollupCommitEach: c.rollupCommit == "each",
 	})
 	if err != nil {
 		return nil, fmt.Errorf("cassandra store: %w", err)

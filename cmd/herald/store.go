@@ -27,6 +27,7 @@ type storeConfig struct {
 	cassandraPassword    string
 	cassandraTimeout     time.Duration
 	cassandraConns       int
+	rollupCommit         string
 }
 
 func (c *storeConfig) register(fs *flag.FlagSet) {
@@ -44,6 +45,7 @@ func (c *storeConfig) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.cassandraPassword, "cassandra-password", "", "Cassandra password (prefer the environment variable)")
 	fs.DurationVar(&c.cassandraTimeout, "cassandra-timeout", 5*time.Second, "timeout of each Cassandra query")
 	fs.IntVar(&c.cassandraConns, "cassandra-connections", 2, "connections to each Cassandra host (1 to 16): fewer carry more statements per system call")
+	fs.StringVar(&c.rollupCommit, "cassandra-rollup-commit", "one", "who commits a rollup's batches on Cassandra: one (the node holding the rollup's lease, for every node; docs/rollups.md) or each (every node its own, contending for the commit sequence; for comparisons)")
 }
 
 // parseReplication reads --cassandra-replication.
