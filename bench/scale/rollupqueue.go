@@ -33,6 +33,7 @@ const (
 	rollupMinBacklog = 1000
 	rollupPoll       = 100 * time.Millisecond // how often the senders' gate reads the count
 	rollupSettle     = time.Minute            // longest wait for the count once the last event is sent
+	rollupVisible    = 10 * time.Second       // longest wait, once the total matched, for every other row to match
 	rollupProbeEvery = 200 * time.Millisecond // paced: the most often a freshness probe is sent
 )
 
@@ -215,14 +216,27 @@ func rollupQueue(ctx context.Context, l load) (outcome, error) {
 		problems = int(max(1, want.events-counted))
 		o.FirstError = fmt.Sprintf("rollup-queue: not every event counted within %s of the last send: %v", rollupSettle, err)
 	} else {
-		got, err := rollupRead(ctx, hc[0], name, name)
-		if err != nil {
+		// The rows of the last commit land in several writes, so the
+		// total can be read before its other rows: the counts are
+		// compared until they agree, or still differ after
+		// rollupVisible.
+		var diffs []string
+		err := checkFor(ctx, rollupVisible, 50*time.Millisecond, func() error {
+			got, err := rollupRead(ctx, hc[0], name, name)
+			if err != nil {
+				return err
+			}
+			if diffs = compareRollup(want, uncertain.Load(), got); len(diffs) > 0 {
+				return fmt.Errorf("%d differences", len(diffs))
+			}
+			return nil
+		})
+		if err != nil && len(diffs) == 0 {
 			return outcome{}, fmt.Errorf("rollup-queue: reading the counts: %w", err)
 		}
-		diffs := compareRollup(want, uncertain.Load(), got)
 		problems = len(diffs)
 		if problems > 0 {
-			o.FirstError = fmt.Sprintf("rollup-queue: %d differences from the events sent, first: %s", problems, diffs[0])
+			o.FirstError = fmt.Sprintf("rollup-queue: %d differences from the events sent, %s after the total matched, first: %s", problems, rollupVisible, diffs[0])
 		}
 	}
 	o.Errors = failed + problems
