@@ -1,8 +1,10 @@
 package cassandrastore
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -30,8 +32,8 @@ import (
 //     protocol of rollup_commit.go, then tells each batch's writer the
 //     outcome: committed, or "these events were committed before" (the
 //     writer drops them and sends the rest again, as for any duplicate).
-//     Batches holding an event of another batch of the same fold wait for
-//     the next fold, which finds that event committed or not.
+//     A batch holding events of the merged one is told so once that
+//     commits (fold).
 //   - Any other node writes its batch into rollup_inbox (a plain write)
 //     and polls the record's outcome, which the holder writes there.
 //   - A holder renews its lease while it has work and lets it go after
@@ -264,19 +266,34 @@ func (f *folder) loop() {
 	}
 }
 
-// fold commits reqs as few commits as it can: one merged batch, and one
-// more for each round of batches that met an event of an earlier one.
+// fold commits reqs as few commits as it can: one merged batch of those
+// that share no event, largest first (a consumer's batch, gathered over
+// half a second, is not pushed back behind the small batches it
+// overlaps). A batch holding events of the merged one is told, once that
+// commits, that those events are duplicates (its writer sends the rest
+// again); batches of another clock, or left when a commit failed, make
+// another round.
 func (rs *rollupStore) fold(ctx context.Context, c *conn, d *rollup.Definition, reqs []*foldReq) {
+	slices.SortStableFunc(reqs, func(a, b *foldReq) int { return cmp.Compare(b.b.Events, a.b.Events) })
 	for len(reqs) > 0 {
 		merged := rollup.NewBatch(d)
 		var in, later []*foldReq
+		type overlap struct {
+			r   *foldReq
+			ids []string
+		}
+		var overlaps []overlap
 		base, now := reqs[0].now, reqs[0].now
 		for _, r := range reqs {
 			// A commit has one clock (the dedup window's end, the
 			// firings' time): batches whose writers' clocks differ by
 			// more than foldClockSpread wait for another round.
-			if r.now.Sub(base).Abs() > foldClockSpread || merged.Merge(r.b) != nil {
-				later = append(later, r) // or an event of another batch of this fold: next round
+			if r.now.Sub(base).Abs() > foldClockSpread {
+				later = append(later, r)
+				continue
+			}
+			if ids := merged.Merge(r.b); ids != nil {
+				overlaps = append(overlaps, overlap{r, ids})
 				continue
 			}
 			in = append(in, r)
@@ -310,11 +327,24 @@ func (rs *rollupStore) fold(ctx context.Context, c *conn, d *rollup.Definition, 
 					later = append(later, r)
 				}
 			}
+			for _, o := range overlaps {
+				later = append(later, o.r)
+			}
 			reqs = later
 			continue
 		}
-		rs.Folds.Add(1)
-		rs.Folded.Add(int64(len(in)))
+		if err == nil {
+			rs.Folds.Add(1)
+			rs.Folded.Add(int64(len(in)))
+			for _, o := range overlaps {
+				// Committed just now, with the merged batch.
+				rs.finish(ctx, c, o.r, &rollup.ErrDuplicate{Committed: o.ids})
+			}
+		} else {
+			for _, o := range overlaps {
+				later = append(later, o.r)
+			}
+		}
 		for _, r := range in {
 			rs.finish(ctx, c, r, err)
 		}
