@@ -49,8 +49,9 @@ type rollupStore struct {
 	// Folds counts the commits of fold loops, Folded the batches they
 	// took, Submitted the batches this node handed to another's, Leases
 	// the leases it took, Lost the commit transactions it lost to another
-	// node's.
-	Folds, Folded, Submitted, Leases, Lost atomic.Int64
+	// node's, Fallbacks the batches it handed over and then committed
+	// itself, no outcome having come.
+	Folds, Folded, Submitted, Leases, Lost, Fallbacks atomic.Int64
 }
 
 // Check that rollupStore implements the contract.

@@ -35,7 +35,10 @@ import (
 //     A batch holding events of the merged one is told so once that
 //     commits (fold).
 //   - Any other node writes its batch into rollup_inbox (a plain write)
-//     and polls the record's outcome, which the holder writes there.
+//     and polls the record's outcome, which the holder writes there; with
+//     none after submitPatience (a holder that never read the record: its
+//     writer's clock more than inboxLag behind the holder's), it commits
+//     the batch itself.
 //   - A holder renews its lease while it has work and lets it go after
 //     foldIdle without any; a writer that sees no lease while it waits
 //     takes it, and its fold loop reads the inbox back two lease periods,
@@ -50,7 +53,7 @@ import (
 // after the commit, before writing the outcome) is all duplicates the
 // second time: its writer is told its events were committed, and they
 // count once. A record a holder never reads (written with a clock far
-// behind) times out at its writer, who sends the batch again.
+// behind) is committed by its writer itself, after submitPatience.
 
 // Lease and inbox timings.
 const (
@@ -64,6 +67,11 @@ const (
 	foldIdle        = 30 * time.Second
 	foldClockSpread = time.Second // of the writers' clocks in one commit
 )
+
+// submitPatience is how long a writer waits for its record's outcome
+// before it commits the batch itself: two lease periods, past the period
+// and a half by when a writer has taken over from a holder that died.
+func submitPatience(leaseTTL time.Duration) time.Duration { return 2 * leaseTTL }
 
 var (
 	errLostLease = errors.New("rollup: this node no longer holds the lease")

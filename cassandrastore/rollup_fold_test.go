@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -202,5 +203,53 @@ func TestRollupLeaseHeldAcrossItsTTL(t *testing.T) {
 	}
 	if got := allTime(t, st.Rollups(), d, "c"); got != 50 {
 		t.Errorf("%d plays, want 50", got)
+	}
+}
+
+// TestRollupWriterCommitsItselfWhenNoOutcomeComes: a holder that renews
+// its lease but never reads the inbox (as one would never see the record
+// of a writer whose clock is far behind its own) does not stop the
+// writer: after two lease periods it commits its batch itself; when the
+// holder reads the record at last, its events are duplicates.
+func TestRollupWriterCommitsItselfWhenNoOutcomeComes(t *testing.T) {
+	addr := cassandraAddr(t)
+	sharedStore(t)
+	a, b := openTest(t, addr, Options{Keyspace: shared.ks}), openTest(t, addr, Options{Keyspace: shared.ks})
+	a.rollups.leaseTTL, b.rollups.leaseTTL = 2*time.Second, 2*time.Second
+	d := testRollup(t, a)
+	if err := commitPlays(t.Context(), a.Rollups(), d, "c", "e1"); err != nil { // a holds the lease
+		t.Fatal(err)
+	}
+	a.rollups.pauseFold.Store(true)
+	if err := commitPlays(t.Context(), b.Rollups(), d, "c", "e2", "e3"); err != nil {
+		t.Fatalf("b's commit: %v", err)
+	}
+	if n := b.rollups.Fallbacks.Load(); n != 1 || b.rollups.Submitted.Load() != 1 {
+		t.Fatalf("b handed %d batches over and committed %d itself; want 1 and 1", b.rollups.Submitted.Load(), n)
+	}
+	if got := allTime(t, a.Rollups(), d, "c"); got != 3 {
+		t.Fatalf("%d plays, want 3", got)
+	}
+	a.rollups.pauseFold.Store(false)
+	c, err := a.enter(t.Context(), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFor(t, 10*time.Second, 20*time.Millisecond, func() error {
+		var outcome string
+		// The rollup's one record: b's, written within the last 10 s.
+		slots := []int64{slotOf(time.Now().Add(-inboxSlot)), slotOf(time.Now())}
+		err := c.s.Query(a.rollups.cql(`SELECT outcome FROM %s.rollup_inbox WHERE rollup_id = ? AND slot IN ? AND chunk = 0 ALLOW FILTERING`),
+			cqlUUID(d.ID), slots).Scan(&outcome)
+		if err != nil {
+			return err
+		}
+		if !strings.HasPrefix(outcome, outcomeDup) {
+			return fmt.Errorf("the record's outcome %q, want its events duplicates", outcome)
+		}
+		return nil
+	})
+	if got := allTime(t, a.Rollups(), d, "c"); got != 3 {
+		t.Errorf("after the holder read the record: %d plays, want 3", got)
 	}
 }

@@ -119,7 +119,8 @@ func decodeBatch(d *rollup.Definition, enc []byte) (*rollup.Batch, error) {
 
 // submit commits b through the lease holder: it writes b into the inbox
 // and waits for the outcome the holder writes there; when nobody holds
-// the lease any more it takes it, and its own fold loop folds the record.
+// the lease any more it takes it, and its own fold loop folds the record;
+// with no outcome after submitPatience it commits b itself.
 func (rs *rollupStore) submit(ctx context.Context, c *conn, f *folder, d *rollup.Definition, b *rollup.Batch, now time.Time) error {
 	const op = "commit rollup"
 	enc, err := encodeBatch(b)
@@ -138,7 +139,7 @@ func (rs *rollupStore) submit(ctx context.Context, c *conn, f *folder, d *rollup
 		return herald.Unavailable(op, err)
 	}
 	rs.Submitted.Add(1)
-	giveUp := at.Add(commitPatience)
+	giveUp := at.Add(submitPatience(rs.leaseTTL))
 	checkLease := at.Add(rs.leaseTTL / 2)
 	for attempt := 0; ; attempt++ {
 		wait := min(lossBackoff(attempt), outcomePollMax)
@@ -157,7 +158,14 @@ func (rs *rollupStore) submit(ctx context.Context, c *conn, f *folder, d *rollup
 			return errorOf(d, outcome)
 		}
 		if time.Now().After(giveUp) {
-			return herald.Errorf(herald.EUnavailable, "rollup %s: no outcome from its committer within %s; retry", d.Name, commitPatience)
+			// No committer answered (one that never read the record,
+			// as when this node's clock is far behind its own): this
+			// node commits the batch itself. Exact either way: should
+			// the holder fold the record too, whichever commits second
+			// finds its events committed.
+			rs.Fallbacks.Add(1)
+			rs.st.opts.Logger.Warn("rollup: no outcome from the rollup's committer; committing the batch here", "rollup", d.ID, "waited", submitPatience(rs.leaseTTL))
+			return rs.commitDirect(ctx, c, d, b, now)
 		}
 		if time.Now().After(checkLease) {
 			checkLease = time.Now().Add(rs.leaseTTL / 2)
@@ -205,7 +213,6 @@ func (rs *rollupStore) scanInbox(ctx context.Context, c *conn, f *folder, d *rol
 			if _, ok := s.seen[id]; ok || outcome != "" {
 				continue
 			}
-			s.seen[id] = id.Time()
 			todo = append(todo, pending{&inboxRec{rollup: f.id, slot: slot, id: id}, metrics, time.UnixMilli(nowMs)})
 		}
 		if err := it.Close(); err != nil {
@@ -237,10 +244,10 @@ func (rs *rollupStore) scanInbox(ctx context.Context, c *conn, f *folder, d *rol
 	for _, p := range todo {
 		b, err := rs.readInbox(ctx, c, d, p.rec)
 		if err != nil {
-			// Left for its writer to time out and send again.
-			firstErr = err
+			firstErr = err // read again by the next scan, while it reaches it
 			continue
 		}
+		s.seen[p.rec.id] = p.rec.id.Time() // only records taken: a scan that failed reads them again
 		reqs = append(reqs, &foldReq{b: b, now: p.now, rec: p.rec})
 	}
 	return reqs, d, firstErr

@@ -146,8 +146,13 @@ func waitHealthyWithin(t *testing.T, c *http.Client, url string, d time.Duration
 func healthyWithin(c *http.Client, url string, d time.Duration) error {
 	deadline := time.Now().Add(d)
 	last := "no answer yet"
+	// Each request is bounded (Herald answers /healthz within its one
+	// second readiness check): one that a cut or a stalled peer leaves
+	// hanging becomes a failed attempt, not a wait past d.
+	bounded := *c
+	bounded.Timeout = 5 * time.Second
 	for time.Now().Before(deadline) {
-		resp, err := c.Get(url + "/healthz")
+		resp, err := bounded.Get(url + "/healthz")
 		if err != nil {
 			last = err.Error()
 		} else {
