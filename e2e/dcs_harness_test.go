@@ -36,7 +36,7 @@ type twoDCs struct {
 }
 
 // requireTwoDCs returns the rig started by `scripts/dcs start`, with a
-// fresh keyspace dropped when the test ends. Without the rig the test is
+// fresh keyspace (left in the rig when the test ends). Without the rig the test is
 // skipped locally and fails in CI (CI=true). A rig whose Cassandras do not
 // take writes through each DC is mended first (ensureRig); in CI that
 // includes a Cassandra found down.
@@ -75,7 +75,12 @@ func requireTwoDCs(t *testing.T) *twoDCs {
 		}
 	}
 	r.ensureRig(t)
-	t.Cleanup(func() { r.dropKeyspace(t) })
+	// The keyspace stays: dropping one while a Cassandra's commit log
+	// still holds writes of its tables stopped that node (5.0.9, with the
+	// rig's cassandra.unsafesystem: "Unknown CF" in the commit-log
+	// allocator, whose failure policy stops the node), and the next test
+	// found its DC dead. The rig's state goes with `scripts/dcs clean`.
+	t.Cleanup(func() { t.Logf("keyspace %s left in the rig", r.keyspace) })
 	return r
 }
 
@@ -310,26 +315,4 @@ func cassandraErrors(dc dataCenter) string {
 	}
 	dumps, _ := filepath.Glob(filepath.Join(logs, "*.hprof"))
 	return fmt.Sprintf("%s\nheap dumps: %v", strings.Join(errs[max(0, len(errs)-8):], "\n"), dumps)
-}
-
-// dropKeyspace removes the test's keyspace through whichever DC answers.
-func (r *twoDCs) dropKeyspace(t *testing.T) {
-	t.Helper()
-	for _, dc := range []dataCenter{r.dc1, r.dc2} {
-		cluster := gocql.NewCluster(dc.cassandra)
-		cluster.Timeout = 30 * time.Second
-		cluster.PoolConfig.HostSelectionPolicy = gocql.DCAwareRoundRobinPolicy(dc.name)
-		session, err := cluster.CreateSession()
-		if err != nil {
-			continue
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		err = session.Query("DROP KEYSPACE IF EXISTS " + r.keyspace).WithContext(ctx).Exec()
-		cancel()
-		session.Close()
-		if err == nil {
-			return
-		}
-	}
-	t.Logf("could not drop keyspace %s", r.keyspace)
 }
