@@ -64,9 +64,7 @@ func overlappingIngest(t *testing.T, d *rollup.Definition, nodes []*Store, write
 // did, and then caught up and tried again): the lease holder commits for
 // both, the other hands it its batches, and the totals are exact.
 func TestRollupCommitsFromTwoNodesNeverRace(t *testing.T) {
-	addr := cassandraAddr(t)
-	sharedStore(t)
-	a, b := openTest(t, addr, Options{Keyspace: shared.ks}), openTest(t, addr, Options{Keyspace: shared.ks})
+	a, b := sharedNode(t), sharedNode(t)
 	d := testRollup(t, a)
 	want, failures := overlappingIngest(t, d, []*Store{a, b}, 8, 10)
 	for _, err := range failures {
@@ -94,9 +92,7 @@ func TestRollupCommitsFromTwoNodesNeverRace(t *testing.T) {
 // inbox, that node takes the lease once it ends and commits its batch
 // itself, once.
 func TestRollupLeaseHolderGoneAnotherTakesOver(t *testing.T) {
-	addr := cassandraAddr(t)
-	sharedStore(t)
-	a, b := openTest(t, addr, Options{Keyspace: shared.ks}), openTest(t, addr, Options{Keyspace: shared.ks})
+	a, b := sharedNode(t), sharedNode(t)
 	a.rollups.leaseTTL, b.rollups.leaseTTL = 2*time.Second, 2*time.Second
 	d := testRollup(t, a)
 	if err := commitPlays(t.Context(), a.Rollups(), d, "c", "e1"); err != nil { // a takes the lease
@@ -137,7 +133,7 @@ func TestRollupLeaseHolderGoneAnotherTakesOver(t *testing.T) {
 // again by the next: it is all duplicates then, and its events count
 // once.
 func TestRollupInboxRecordFoldedTwiceCountsOnce(t *testing.T) {
-	st := openTest(t, cassandraAddr(t), Options{Keyspace: func() string { sharedStore(t); return shared.ks }()})
+	st := sharedNode(t)
 	rs := st.rollups
 	d := testRollup(t, st)
 	now := time.Now()
@@ -189,7 +185,7 @@ func TestRollupInboxRecordFoldedTwiceCountsOnce(t *testing.T) {
 // past many lease periods (each renewal renews every cell of the lease,
 // whose TTLs are per cell) and never hands its own batches to anyone.
 func TestRollupLeaseHeldAcrossItsTTL(t *testing.T) {
-	st := openTest(t, cassandraAddr(t), Options{Keyspace: func() string { sharedStore(t); return shared.ks }()})
+	st := sharedNode(t)
 	st.rollups.leaseTTL = 2 * time.Second // Cassandra's TTLs end on whole seconds: at least 1 s after each renewal
 	d := testRollup(t, st)
 	for i := range 50 { // 5 s of commits: two and a half lease periods
@@ -212,9 +208,7 @@ func TestRollupLeaseHeldAcrossItsTTL(t *testing.T) {
 // writer: after two lease periods it commits its batch itself; when the
 // holder reads the record at last, its events are duplicates.
 func TestRollupWriterCommitsItselfWhenNoOutcomeComes(t *testing.T) {
-	addr := cassandraAddr(t)
-	sharedStore(t)
-	a, b := openTest(t, addr, Options{Keyspace: shared.ks}), openTest(t, addr, Options{Keyspace: shared.ks})
+	a, b := sharedNode(t), sharedNode(t)
 	a.rollups.leaseTTL, b.rollups.leaseTTL = 2*time.Second, 2*time.Second
 	d := testRollup(t, a)
 	if err := commitPlays(t.Context(), a.Rollups(), d, "c", "e1"); err != nil { // a holds the lease

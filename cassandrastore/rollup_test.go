@@ -59,11 +59,18 @@ func allTime(t *testing.T, s rollup.Store, d *rollup.Definition, c string) int64
 // batch themselves, by the protocol of rollup_commit.go, rather than
 // through a lease holder: the cases of that protocol.
 func directPair(t *testing.T) (*Store, *Store) {
-	addr := cassandraAddr(t)
-	sharedStore(t)
-	a, b := openTest(t, addr, Options{Keyspace: shared.ks}), openTest(t, addr, Options{Keyspace: shared.ks})
+	a, b := sharedNode(t), sharedNode(t)
 	a.rollups.direct, b.rollups.direct = true, true
 	return a, b
+}
+
+// sharedNode opens another node (a store of its own) on the shared
+// keyspace, closed at the test's end.
+func sharedNode(t *testing.T) *Store {
+	t.Helper()
+	addr := cassandraAddr(t)
+	sharedStore(t)
+	return openTest(t, addr, Options{Keyspace: shared.ks})
 }
 
 // TestRollupCommitDiedAfterItsTransaction: a node that dies between a

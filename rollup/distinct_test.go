@@ -100,9 +100,9 @@ func TestResolveStartsAgainEachCall(t *testing.T) {
 		}
 	}
 	b.Resolve(map[Sight]time.Time{
-		{Set: all, Metric: 1, Value: "ann"}:                                           now.Add(-time.Hour),
-		{Set: Row{Key: "c", Unit: All, Dim: Total}, Metric: 2, Value: "ann"}:          now.Add(-3 * time.Hour), // first seen earlier
-		{Set: Row{Key: "c", Unit: Hour, Bucket: 1796637600, Dim: Total}, Metric: 1}: now, // another value
+		{Set: all, Metric: 1, Value: "ann"}:                                         now.Add(-time.Hour),
+		{Set: Row{Key: "c", Unit: All, Dim: Total}, Metric: 2, Value: "ann"}:        now.Add(-3 * time.Hour), // first seen earlier
+		{Set: Row{Key: "c", Unit: Hour, Bucket: 1796637600, Dim: Total}, Metric: 1}: now,                     // another value
 	}, now)
 	if got := b.Rows()[all]; !slices.Equal(got, []int64{1, 0, 0}) {
 		t.Fatalf("resolved against ann seen: %v, want [1 0 0]", got)

@@ -130,7 +130,9 @@ func testDistinctCounts(e *env) {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	at := func(h int) time.Time { return now.Add(time.Duration(-h) * time.Hour).Truncate(time.Hour).Add(time.Minute) }
+	at := func(h int) time.Time {
+		return now.Add(time.Duration(-h) * time.Hour).Truncate(time.Hour).Add(time.Minute)
+	}
 	var sent []distinctEvent
 	send := func(evs ...distinctEvent) {
 		e.t.Helper()
