@@ -37,8 +37,14 @@ type rollupStore struct {
 	// The committer of each rollup (rollup_fold.go): node names this
 	// store's leases; folders are by rollup ID.
 	node     uuid.UUID
-	folders  map[uuid.UUID]*folder
-	leaseTTL time.Duration
+	folders  map[uuid.UUID]*folder // by commit shard ID
+	claiming map[uuid.UUID]int     // leases being taken, by rollup ID (claims)
+	// submitters are the nodes seen handing batches to this node's
+	// committers, by rollup ID, with when (rebalance); clockSeq numbers
+	// this node's inbox records (recordID).
+	submitters map[uuid.UUID]map[[6]byte]time.Time
+	clockSeq   atomic.Uint32
+	leaseTTL   time.Duration
 	// direct commits every batch itself, as every node did before the
 	// lease (tests and benchmarks compare the two).
 	direct bool
@@ -50,8 +56,9 @@ type rollupStore struct {
 	// took, Submitted the batches this node handed to another's, Leases
 	// the leases it took, Lost the commit transactions it lost to another
 	// node's, Fallbacks the batches it handed over and then committed
-	// itself, no outcome having come.
-	Folds, Folded, Submitted, Leases, Lost, Fallbacks atomic.Int64
+	// itself, no outcome having come, Handoffs the leases it gave up for
+	// holding more than its share of a rollup's shards.
+	Folds, Folded, Submitted, Leases, Lost, Fallbacks, Handoffs atomic.Int64
 }
 
 // Check that rollupStore implements the contract.
@@ -59,7 +66,7 @@ var _ rollup.Store = (*rollupStore)(nil)
 
 func newRollupStore(st *Store) *rollupStore {
 	return &rollupStore{st: st, serial: st.opts.serialConsistency(), writers: map[uuid.UUID]*rollupWriter{},
-		node: uuid.New(), folders: map[uuid.UUID]*folder{}, leaseTTL: defaultLeaseTTL, direct: st.opts.RollupCommitEach}
+		node: uuid.New(), folders: map[uuid.UUID]*folder{}, claiming: map[uuid.UUID]int{}, submitters: map[uuid.UUID]map[[6]byte]time.Time{}, leaseTTL: defaultLeaseTTL, direct: st.opts.RollupCommitEach}
 }
 
 // Rollups returns the rollup store on the same connection.
@@ -215,20 +222,27 @@ func (rs *rollupStore) DeleteDefinition(ctx context.Context, account, name strin
 	if err != nil {
 		return err
 	}
-	if err := c.write(rs.cql(`DELETE FROM %s.rollup_last_firing WHERE rollup_id = ?`), cqlUUID(d.ID)).WithContext(ctx).Exec(); err != nil {
-		return herald.Unavailable(op, err)
+	for k := range d.Shards() {
+		if err := c.write(rs.cql(`DELETE FROM %s.rollup_last_firing WHERE rollup_id = ?`), cqlUUID(d.ShardID(k))).WithContext(ctx).Exec(); err != nil {
+			return herald.Unavailable(op, err)
+		}
 	}
 	if err := c.write(rs.cql(`DELETE FROM %s.rollup_defs WHERE account = ? AND name = ?`), account, name).WithContext(ctx).Exec(); err != nil {
 		return herald.Unavailable(op, err)
 	}
-	_, err = c.write(rs.cql(`UPDATE %s.rollup_seq SET deleted = true WHERE rollup_id = ? IF EXISTS`), cqlUUID(d.ID)).
-		SerialConsistency(c.serialLevel(rs.serial)).WithContext(ctx).MapScanCAS(map[string]any{})
-	if err != nil {
-		return herald.Unavailable(op, err)
+	// Shard 0's sequence last: it is the rollup's (isDeleted reads it).
+	for k := d.Shards() - 1; k >= 0; k-- {
+		_, err = c.write(rs.cql(`UPDATE %s.rollup_seq SET deleted = true WHERE rollup_id = ? IF EXISTS`), cqlUUID(d.ShardID(k))).
+			SerialConsistency(c.serialLevel(rs.serial)).WithContext(ctx).MapScanCAS(map[string]any{})
+		if err != nil {
+			return herald.Unavailable(op, err)
+		}
 	}
-	rs.deleted.Store(d.ID, true)
 	rs.mu.Lock()
-	delete(rs.writers, d.ID)
+	for k := range d.Shards() {
+		rs.deleted.Store(d.ShardID(k), true)
+		delete(rs.writers, d.ShardID(k))
+	}
 	rs.mu.Unlock()
 	return nil
 }
@@ -293,9 +307,11 @@ func inQueries[P comparable](groups map[P][]string) []inQuery[P] {
 // eventHour is the hour of an event's time, its record's partition.
 func eventHour(t time.Time) int64 { return t.Truncate(time.Hour).Unix() }
 
-// committedIDs returns which of events are recorded as committed to d and
-// unexpired at now, reading each (hour, shard) partition once per 100 IDs.
-func (rs *rollupStore) committedIDs(ctx context.Context, c *conn, d *rollup.Definition, events []rollup.EventKey, now time.Time) (map[string]bool, error) {
+// committedIDs returns which of events are recorded as committed to
+// commit shard k of d and unexpired at now, reading each (hour, shard)
+// partition once per 100 IDs. A commit shard's events are keyed by its
+// rollup.Definition.ShardID.
+func (rs *rollupStore) committedIDs(ctx context.Context, c *conn, d *rollup.Definition, k int, events []rollup.EventKey, now time.Time) (map[string]bool, error) {
 	type part struct {
 		hour  int64
 		shard int
@@ -312,7 +328,7 @@ func (rs *rollupStore) committedIDs(ctx context.Context, c *conn, d *rollup.Defi
 	err := parallel(len(qs), rollupReadWorkers, func(i int) error {
 		q := qs[i]
 		it := c.s.Query(rs.cql(`SELECT event_id, expires_ms FROM %s.rollup_events WHERE rollup_id = ? AND hour = ? AND shard = ? AND event_id IN ?`),
-			cqlUUID(d.ID), q.part.hour, q.part.shard, q.keys).WithContext(ctx).Iter()
+			cqlUUID(d.ShardID(k)), q.part.hour, q.part.shard, q.keys).WithContext(ctx).Iter()
 		var id string
 		var exp int64
 		for it.Scan(&id, &exp) {
@@ -327,7 +343,7 @@ func (rs *rollupStore) committedIDs(ctx context.Context, c *conn, d *rollup.Defi
 	return out, err
 }
 
-func (rs *rollupStore) Committed(ctx context.Context, d *rollup.Definition, events []rollup.EventKey, now time.Time) (map[string]bool, error) {
+func (rs *rollupStore) Committed(ctx context.Context, d *rollup.Definition, shard int, events []rollup.EventKey, now time.Time) (map[string]bool, error) {
 	const op = "rollup events"
 	c, err := rs.enterLive(ctx, op, d)
 	if c == nil {
@@ -336,7 +352,7 @@ func (rs *rollupStore) Committed(ctx context.Context, d *rollup.Definition, even
 		}
 		return map[string]bool{}, nil
 	}
-	out, err := rs.committedIDs(ctx, c, d, events, now)
+	out, err := rs.committedIDs(ctx, c, d, shard, events, now)
 	if err != nil {
 		return nil, herald.Unavailable(op, err)
 	}

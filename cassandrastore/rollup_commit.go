@@ -79,9 +79,14 @@ func lossBackoff(attempt int) time.Duration {
 // maxWriterRows bounds one rollup's row cache on a node.
 const maxWriterRows = 1 << 20
 
-// rollupWriter is this node's commit state of one rollup.
+// rollupWriter is this node's commit state of one rollup's commit shard
+// (rollup/shard.go; a rollup of one shard has one). Each shard has its
+// own sequence, records and event records, keyed by its ID (sid), and
+// the rows of that shard only.
 type rollupWriter struct {
-	mu sync.Mutex // one commit of the rollup at a time on this node
+	shard int
+	sid   uuid.UUID  // rollup.Definition.ShardID(shard)
+	mu    sync.Mutex // one commit of the shard at a time on this node
 	// known: seq and nonce are the last commit, applied, and rows hold
 	// the values as of it of every row they have.
 	known bool
@@ -149,12 +154,13 @@ func (w *rollupWriter) evictHalf() {
 // into its cache; it reads only the rows it needs of larger ones.
 const maxPartitionLoad = 20000
 
-func (rs *rollupStore) writer(id uuid.UUID) *rollupWriter {
+func (rs *rollupStore) writer(d *rollup.Definition, shard int) *rollupWriter {
+	id := d.ShardID(shard)
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	w := rs.writers[id]
 	if w == nil {
-		w = &rollupWriter{rows: map[rollup.Row][]int64{}, parts: map[storedPartition]bool{}, big: map[storedPartition]bool{},
+		w = &rollupWriter{shard: shard, sid: id, rows: map[rollup.Row][]int64{}, parts: map[storedPartition]bool{}, big: map[storedPartition]bool{},
 			sights: map[rollup.Sight]time.Time{}}
 		rs.writers[id] = w
 	}
@@ -175,7 +181,7 @@ func (rs *rollupStore) Commit(ctx context.Context, d *rollup.Definition, b *roll
 // commitDirect commits b itself, by the protocol above.
 func (rs *rollupStore) commitDirect(ctx context.Context, c *conn, d *rollup.Definition, b *rollup.Batch, now time.Time) error {
 	const op = "commit rollup"
-	w := rs.writer(d.ID)
+	w := rs.writer(d, b.Shard())
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	keys := b.Keys()
@@ -194,7 +200,7 @@ func (rs *rollupStore) commitDirect(ctx context.Context, c *conn, d *rollup.Defi
 				return err
 			}
 		}
-		done, err := rs.committedIDs(ctx, c, d, keys, now)
+		done, err := rs.committedIDs(ctx, c, d, w.shard, keys, now)
 		if err != nil {
 			return herald.Unavailable(op, err)
 		}
@@ -215,12 +221,12 @@ func (rs *rollupStore) commitDirect(ctx context.Context, c *conn, d *rollup.Defi
 			return herald.Errorf(herald.EInternal, "encode rollup commit: %v", err)
 		}
 		next, nonce := w.seq+1, uuid.New()
-		if err := rs.writeBody(ctx, c, d.ID, next, nonce, enc); err != nil {
+		if err := rs.writeBody(ctx, c, w.sid, next, nonce, enc); err != nil {
 			return herald.Unavailable(op, err)
 		}
 		cur := map[string]any{}
 		applied, err := c.write(rs.cql(`UPDATE %s.rollup_seq SET seq = ?, nonce = ? WHERE rollup_id = ? IF seq = ? AND nonce = ? AND deleted = false`),
-			next, cqlUUID(nonce), cqlUUID(d.ID), w.seq, cqlUUID(w.nonce)).SerialConsistency(c.serialLevel(rs.serial)).Idempotent(false).WithContext(ctx).MapScanCAS(cur)
+			next, cqlUUID(nonce), cqlUUID(w.sid), w.seq, cqlUUID(w.nonce)).SerialConsistency(c.serialLevel(rs.serial)).Idempotent(false).WithContext(ctx).MapScanCAS(cur)
 		if err != nil {
 			w.known = false // the outcome is unknown: sync finds out
 			return herald.Unavailable(op, err)
@@ -251,7 +257,7 @@ func (rs *rollupStore) commitDirect(ctx context.Context, c *conn, d *rollup.Defi
 				return herald.Unavailable(op, err)
 			}
 		}
-		if err := rs.apply(ctx, c, d, next, body); err != nil {
+		if err := rs.apply(ctx, c, d, w.sid, next, body); err != nil {
 			w.known = false // the next commit (here or elsewhere) applies it
 			return herald.Unavailable(op, err)
 		}
@@ -428,7 +434,12 @@ func (rs *rollupStore) loadPartitions(ctx context.Context, c *conn, d *rollup.De
 		// Past maxWriterRows, cacheRows starts over once this commit's
 		// values are computed (never in the middle of it).
 		for _, x := range got[i] {
-			w.rows[rollup.Row{Scope: p.scope, Key: p.key, Unit: p.unit, Bucket: p.bucket, Dim: x.dim, Value: x.value}] = x.sums
+			// Only this shard's rows: the others are another shard's
+			// writer's to cache (their values here may be stale).
+			r := rollup.Row{Scope: p.scope, Key: p.key, Unit: p.unit, Bucket: p.bucket, Dim: x.dim, Value: x.value}
+			if d.ShardOf(r) == w.shard {
+				w.rows[r] = x.sums
+			}
 		}
 		w.parts[p] = true
 	}
@@ -443,12 +454,22 @@ func (rs *rollupStore) sync(ctx context.Context, c *conn, d *rollup.Definition, 
 	var cqlNonce gocql.UUID
 	var deleted bool
 	read := func() error {
-		return c.s.Query(rs.cql(`SELECT seq, nonce, deleted FROM %s.rollup_seq WHERE rollup_id = ?`), cqlUUID(d.ID)).
+		return c.s.Query(rs.cql(`SELECT seq, nonce, deleted FROM %s.rollup_seq WHERE rollup_id = ?`), cqlUUID(w.sid)).
 			Consistency(c.serialLevel(rs.serial)).WithContext(ctx).Scan(&seq, &cqlNonce, &deleted)
 	}
 	err := read()
-	if err == gocql.ErrNotFound { // defined before rollups ran on Cassandra, or the put's sequence write failed
-		if err = rs.createSeq(ctx, c, d.ID); err == nil {
+	if err == gocql.ErrNotFound { // defined before rollups ran on Cassandra, the put's sequence write failed, or a commit shard's first commit
+		if w.shard > 0 {
+			// Not for a rollup deleted meanwhile (its own sequence, shard
+			// 0's, says so).
+			if gone, derr := rs.isDeleted(ctx, c, d.ID); derr != nil || gone {
+				if derr != nil {
+					return herald.Unavailable(op, derr)
+				}
+				return notFoundRollup(d.Account, d.Name)
+			}
+		}
+		if err = rs.createSeq(ctx, c, w.sid); err == nil {
 			err = read()
 		}
 	}
@@ -468,7 +489,7 @@ func (rs *rollupStore) sync(ctx context.Context, c *conn, d *rollup.Definition, 
 func (rs *rollupStore) advance(ctx context.Context, c *conn, d *rollup.Definition, w *rollupWriter, seq int64, nonce uuid.UUID) error {
 	const op = "commit rollup"
 	var applied int64
-	err := c.s.Query(rs.cql(`SELECT seq FROM %s.rollup_applied WHERE rollup_id = ?`), cqlUUID(d.ID)).WithContext(ctx).Scan(&applied)
+	err := c.s.Query(rs.cql(`SELECT seq FROM %s.rollup_applied WHERE rollup_id = ?`), cqlUUID(w.sid)).WithContext(ctx).Scan(&applied)
 	if err != nil && err != gocql.ErrNotFound {
 		return herald.Unavailable(op, err)
 	}
@@ -478,7 +499,7 @@ func (rs *rollupStore) advance(ctx context.Context, c *conn, d *rollup.Definitio
 	if seq-w.seq <= maxCatchUp {
 		at, n := seq, nonce
 		for at > w.seq {
-			body, err := rs.readBody(ctx, c, d.ID, at, n)
+			body, err := rs.readBody(ctx, c, w.sid, at, n)
 			if err != nil {
 				return herald.Unavailable(op, err)
 			}
@@ -494,13 +515,13 @@ func (rs *rollupStore) advance(ctx context.Context, c *conn, d *rollup.Definitio
 		var last *rollupBody
 		if len(chain) > 0 {
 			last = chain[0]
-		} else if last, err = rs.readBody(ctx, c, d.ID, seq, nonce); err != nil {
+		} else if last, err = rs.readBody(ctx, c, w.sid, seq, nonce); err != nil {
 			return herald.Unavailable(op, err)
 		}
 		if last == nil {
 			rs.st.opts.Logger.Warn("rollup: the record of the last commit is gone (older than its TTL); taking it as applied",
-				"rollup", d.ID, "seq", seq)
-		} else if err := rs.apply(ctx, c, d, seq, last); err != nil {
+				"rollup", d.ID, "shard", w.shard, "seq", seq)
+		} else if err := rs.apply(ctx, c, d, w.sid, seq, last); err != nil {
 			return herald.Unavailable(op, err)
 		}
 	}
@@ -574,9 +595,9 @@ func bucketTTL(d *rollup.Definition, u rollup.Unit, start time.Time, wall time.T
 	return int(min(left/time.Second+1, maxTTL)), false
 }
 
-// apply writes the record of commit seq, every cell USING TIMESTAMP seq,
-// then marks it applied.
-func (rs *rollupStore) apply(ctx context.Context, c *conn, d *rollup.Definition, seq int64, body *rollupBody) error {
+// apply writes the record of commit seq of d's commit shard sid, every
+// cell USING TIMESTAMP seq, then marks it applied.
+func (rs *rollupStore) apply(ctx context.Context, c *conn, d *rollup.Definition, sid uuid.UUID, seq int64, body *rollupBody) error {
 	wall := rs.st.opts.Now()
 	var ws writeSet
 	perPart := map[storedPartition]int{} // rows so far, to cut batches at maxBatchRows
@@ -597,7 +618,7 @@ func (rs *rollupStore) apply(ctx context.Context, c *conn, d *rollup.Definition,
 		ttl := max((e.expiresMs-wallMs)/1000+3600, 60)
 		shard := stringShard(e.id, rollupEventShards)
 		ws.add(fmt.Sprintf("e%d\x00%d", e.hour, shard), rs.cql(`INSERT INTO %s.rollup_events (rollup_id, hour, shard, event_id, expires_ms) VALUES (?, ?, ?, ?, ?) USING TTL ? AND TIMESTAMP ?`),
-			cqlUUID(d.ID), e.hour, shard, e.id, e.expiresMs, int(min(ttl, maxTTL)), seq)
+			cqlUUID(sid), e.hour, shard, e.id, e.expiresMs, int(min(ttl, maxTTL)), seq)
 	}
 	for _, f := range body.firings {
 		ttl, expired := bucketTTL(d, f.Unit, f.Bucket, wall)
@@ -616,13 +637,13 @@ func (rs *rollupStore) apply(ctx context.Context, c *conn, d *rollup.Definition,
 			oshard, f.ID, j, seq)
 	}
 	rs.addSights(&ws, d, seq, body, wall)
-	if err := rs.addLastFirings(&ws, d.ID, seq, body.firings); err != nil {
+	if err := rs.addLastFirings(&ws, sid, seq, body.firings); err != nil {
 		return err
 	}
 	if err := c.execN(ctx, &ws, rollupReadWorkers); err != nil {
 		return err
 	}
-	return c.write(rs.cql(`UPDATE %s.rollup_applied USING TIMESTAMP ? SET seq = ? WHERE rollup_id = ?`), seq, seq, cqlUUID(d.ID)).WithContext(ctx).Exec()
+	return c.write(rs.cql(`UPDATE %s.rollup_applied USING TIMESTAMP ? SET seq = ? WHERE rollup_id = ?`), seq, seq, cqlUUID(sid)).WithContext(ctx).Exec()
 }
 
 var errNoFiring = errors.New("rollup firing without an ID")

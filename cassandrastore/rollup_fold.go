@@ -78,10 +78,14 @@ var (
 	errFoldStop  = errors.New("rollup: the store closed")
 )
 
-// folder is this node's side of one rollup's lease.
+// folder is this node's side of the lease of one rollup's commit shard
+// (rollup/shard.go: each shard has its own lease, inbox and committer,
+// so the shards of one rollup commit on different nodes at once).
 type folder struct {
-	rs *rollupStore
-	id uuid.UUID
+	rs     *rollupStore
+	id     uuid.UUID // the shard's ID (rollup.Definition.ShardID)
+	rollup uuid.UUID
+	shard  int
 
 	mu      sync.Mutex
 	def     *rollup.Definition // the newest version this node was given
@@ -100,15 +104,98 @@ type foldReq struct {
 	rec  *inboxRec
 }
 
-func (rs *rollupStore) folder(d *rollup.Definition) *folder {
+func (rs *rollupStore) folder(d *rollup.Definition, shard int) *folder {
+	id := d.ShardID(shard)
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
-	f := rs.folders[d.ID]
+	f := rs.folders[id]
 	if f == nil {
-		f = &folder{rs: rs, id: d.ID, def: d, wake: make(chan struct{}, 1)}
-		rs.folders[d.ID] = f
+		f = &folder{rs: rs, id: id, rollup: d.ID, shard: shard, def: d, wake: make(chan struct{}, 1)}
+		rs.folders[id] = f
 	}
 	return f
+}
+
+// claimDelay is how long a node waits before it tries to take a free
+// lease of a rollup's shard for each lease of that rollup it holds or is
+// taking: a node holding none tries first, so that the shards' leases
+// spread over the nodes that commit to the rollup instead of gathering
+// on the first to try.
+const claimDelay = 25 * time.Millisecond
+
+// claims counts the leases of rollup id this node holds or is taking,
+// and with add counts one more taking (undone by unclaim).
+func (rs *rollupStore) claims(id uuid.UUID, add bool) int {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	n := rs.claiming[id]
+	for _, f := range rs.folders {
+		if f.rollup == id && f.isLeading() {
+			n++
+		}
+	}
+	if add {
+		rs.claiming[id]++
+	}
+	return n
+}
+
+func (rs *rollupStore) unclaim(id uuid.UUID) {
+	rs.mu.Lock()
+	if rs.claiming[id]--; rs.claiming[id] <= 0 {
+		delete(rs.claiming, id)
+	}
+	rs.mu.Unlock()
+}
+
+// sawSubmitter notes that node submitted a batch of rollup id at.
+func (rs *rollupStore) sawSubmitter(id uuid.UUID, node [6]byte, at time.Time) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	m := rs.submitters[id]
+	if m == nil {
+		m = map[[6]byte]time.Time{}
+		rs.submitters[id] = m
+	}
+	m[node] = at
+}
+
+// submitterMemory is how long a node that handed this one a batch counts
+// as one committing to the rollup (rebalance).
+const submitterMemory = 30 * time.Second
+
+// overHeld reports whether this node holds more leases of rollup id's
+// shards than its share: the shards over the nodes known to commit to
+// it (this one, and those that handed it a batch lately), rounded up.
+// A node holding more gives one lease up at a time (loop), so that the
+// shards' committers spread over the nodes whichever took them first.
+func (rs *rollupStore) overHeld(id uuid.UUID, shards int) bool {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	nodes := 1
+	for n, at := range rs.submitters[id] {
+		if time.Since(at) > submitterMemory {
+			delete(rs.submitters[id], n)
+			continue
+		}
+		if n != [6]byte(rs.node[:6]) {
+			nodes++
+		}
+	}
+	held := 0
+	for _, f := range rs.folders {
+		if f.rollup == id && f.isLeading() {
+			held++
+		}
+	}
+	share := (shards + nodes - 1) / nodes
+	return held > share
+}
+
+func (f *folder) isLeading() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.leading
 }
 
 // newer reports whether d is a later version than o: a rollup only gains
@@ -118,6 +205,13 @@ func newer(d, o *rollup.Definition) bool {
 		return len(x.Metrics) + len(x.Dimensions) + len(x.DrillDowns) + len(x.Computed) + len(x.Distinct)
 	}
 	return size(d) > size(o)
+}
+
+// definition is the newest version of the rollup f was given.
+func (f *folder) definition() *rollup.Definition {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.def
 }
 
 // note keeps d if it is newer than the version f has.
@@ -145,8 +239,23 @@ func (f *folder) enqueue(req *foldReq) bool {
 }
 
 // lead reports whether this node holds the lease, taking it when nobody
-// does (and starting the fold loop).
+// does (and starting the fold loop): after claimDelay for each other
+// lease of the rollup this node holds or is taking.
 func (f *folder) lead(ctx context.Context, c *conn) (bool, error) {
+	f.mu.Lock()
+	if f.leading {
+		f.mu.Unlock()
+		return true, nil
+	}
+	if time.Now().Before(f.other) {
+		f.mu.Unlock()
+		return false, nil
+	}
+	f.mu.Unlock()
+	if n := f.rs.claims(f.rollup, true); n > 0 {
+		herald.Sleep(ctx, time.Duration(n)*claimDelay)
+	}
+	defer f.rs.unclaim(f.rollup)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.leading {
@@ -171,7 +280,7 @@ func (f *folder) lead(ctx context.Context, c *conn) (bool, error) {
 // commitFolded is Commit through the rollup's committer: this node's fold
 // loop if it holds the lease, else the inbox.
 func (rs *rollupStore) commitFolded(ctx context.Context, c *conn, d *rollup.Definition, b *rollup.Batch, now time.Time) error {
-	f := rs.folder(d)
+	f := rs.folder(d, b.Shard())
 	f.note(d)
 	for {
 		leading, err := f.lead(ctx, c)
@@ -203,6 +312,13 @@ func (f *folder) loop() {
 	rs := f.rs
 	ctx := rs.st.life
 	ttl := rs.leaseTTL
+	// Another node may have committed the shard since this one last did
+	// (it held the lease meanwhile): the first commit reads the sequence
+	// first rather than lose its transaction to find out.
+	w := rs.writer(f.definition(), f.shard)
+	w.mu.Lock()
+	w.known = false
+	w.mu.Unlock()
 	renewAt := time.Now().Add(ttl / 3)
 	lastWork := time.Now()
 	// The inbox is read on its own schedule, every foldPollMin while it
@@ -236,6 +352,17 @@ func (f *folder) loop() {
 			return
 		}
 		if time.Now().After(renewAt) {
+			if d := f.definition(); d.Shards() > 1 && rs.overHeld(f.rollup, d.Shards()) && rs.releaseLease(ctx, c, f.id) == nil {
+				// Over this node's share: another node takes the shard
+				// (its writer finds the lease free), while this one
+				// hands it its batches for a while.
+				rs.Handoffs.Add(1)
+				f.mu.Lock()
+				f.other = time.Now().Add(2 * ttl)
+				f.mu.Unlock()
+				stop(errLostLease)
+				return
+			}
 			if ok, err := rs.renewLease(ctx, c, f.id); err != nil || !ok {
 				stop(errLostLease)
 				return
@@ -269,7 +396,7 @@ func (f *folder) loop() {
 			continue
 		}
 		lastWork = time.Now()
-		rs.fold(ctx, c, d, append(local, remote...))
+		rs.fold(ctx, c, d, f.shard, append(local, remote...))
 		timer.Reset(time.Until(nextScan)) // and a batch enqueued meanwhile has woken the loop
 	}
 }
@@ -281,10 +408,10 @@ func (f *folder) loop() {
 // commits, that those events are duplicates (its writer sends the rest
 // again); batches of another clock, or left when a commit failed, make
 // another round.
-func (rs *rollupStore) fold(ctx context.Context, c *conn, d *rollup.Definition, reqs []*foldReq) {
+func (rs *rollupStore) fold(ctx context.Context, c *conn, d *rollup.Definition, shard int, reqs []*foldReq) {
 	slices.SortStableFunc(reqs, func(a, b *foldReq) int { return cmp.Compare(b.b.Events, a.b.Events) })
 	for len(reqs) > 0 {
-		merged := rollup.NewBatch(d)
+		merged := rollup.NewShardBatch(d, shard)
 		var in, later []*foldReq
 		type overlap struct {
 			r   *foldReq

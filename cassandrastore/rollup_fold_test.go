@@ -247,3 +247,78 @@ func TestRollupWriterCommitsItselfWhenNoOutcomeComes(t *testing.T) {
 		t.Errorf("after the holder read the record: %d plays, want 3", got)
 	}
 }
+
+// leasesOf counts the leases of rollup d's commit shards st holds.
+func leasesOf(st *Store, d *rollup.Definition) int {
+	n := 0
+	for k := range d.Shards() {
+		st.rollups.mu.Lock()
+		f := st.rollups.folders[d.ShardID(k)]
+		st.rollups.mu.Unlock()
+		if f != nil && f.isLeading() {
+			n++
+		}
+	}
+	return n
+}
+
+// TestRollupShardsCommitOnTwoNodesAtOnce: a rollup of four commit shards
+// fed from two nodes has its shards' committers on both nodes (the first
+// node to take them all gives up those over its share), committing at
+// once without ever losing a transaction to each other, and the totals
+// are exact.
+func TestRollupShardsCommitOnTwoNodesAtOnce(t *testing.T) {
+	a, b := sharedNode(t), sharedNode(t)
+	a.rollups.leaseTTL, b.rollups.leaseTTL = 2*time.Second, 2*time.Second
+	d := testRollup(t, a)
+	d.CommitShards = 4
+	if err := a.Rollups().PutDefinition(t.Context(), d); err != nil {
+		t.Fatal(err)
+	}
+	svcs := []*rollup.Service{
+		rollup.NewService(rollup.Config{Store: a.Rollups(), DefaultAccount: d.Account}),
+		rollup.NewService(rollup.Config{Store: b.Rollups(), DefaultAccount: d.Account}),
+	}
+	const channels = 16
+	var sent [channels]int64
+	send := func(node, k int) {
+		var evs []map[string]any
+		for c := range channels {
+			evs = append(evs, map[string]any{"id": fmt.Sprintf("n%d-b%d-c%d", node, k, c), "time": time.Now().UTC().Format(time.RFC3339Nano),
+				"channel": fmt.Sprint("c", c), "city": fmt.Sprint("city", k%3), "plays": 1})
+		}
+		body, _ := json.Marshal(evs)
+		if _, err := svcs[node].Ingest(t.Context(), d.Name, body); err != nil {
+			t.Errorf("node %d batch %d: %v", node, k, err)
+		}
+	}
+	// Node a alone first: it takes every shard's lease.
+	send(0, 0)
+	if got := leasesOf(a, d); got != 4 {
+		t.Fatalf("node a holds %d leases after committing alone, want 4", got)
+	}
+	batches := [2]int{1, 0}
+	checkFor(t, 30*time.Second, 0, func() error {
+		var wg sync.WaitGroup
+		for node := range 2 {
+			wg.Go(func() { send(node, batches[node]); batches[node]++ })
+		}
+		wg.Wait()
+		if la, lb := leasesOf(a, d), leasesOf(b, d); la != 2 || lb != 2 {
+			return fmt.Errorf("leases held: a %d, b %d; want 2 and 2", la, lb)
+		}
+		return nil
+	})
+	for c := range channels {
+		sent[c] = int64(batches[0] + batches[1])
+		if got := allTime(t, b.Rollups(), d, fmt.Sprint("c", c)); got != sent[c] {
+			t.Errorf("channel c%d: %d plays, want %d", c, got, sent[c])
+		}
+	}
+	if lost := a.rollups.Lost.Load() + b.rollups.Lost.Load(); lost != 0 {
+		t.Errorf("%d commit transactions lost between the nodes, want 0", lost)
+	}
+	if a.rollups.Handoffs.Load() < 2 || b.rollups.Folds.Load() == 0 {
+		t.Errorf("node a gave up %d leases (want 2 or more), node b committed %d folds (want some)", a.rollups.Handoffs.Load(), b.rollups.Folds.Load())
+	}
+}

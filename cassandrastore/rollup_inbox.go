@@ -70,6 +70,14 @@ func (rs *rollupStore) leaseHeld(ctx context.Context, c *conn, id uuid.UUID) (bo
 // or renewed; renewals come every ttl/3.
 func leaseSeconds(ttl time.Duration) int { return max(int(ttl/time.Second), 2) }
 
+// recordID is a timeuuid of at for an inbox record whose node field is
+// this node's (the first 6 bytes of rs.node): a committer learns from its
+// inbox which nodes commit to the rollup (rebalance).
+func (rs *rollupStore) recordID(at time.Time) gocql.UUID {
+	const gregorian = 0x01B21DD213814000 // 100 ns intervals from 1582-10-15 to 1970-01-01
+	return gocql.TimeUUIDWith(at.UnixNano()/100+gregorian, rs.clockSeq.Add(1), rs.node[:6])
+}
+
 // inboxRec names one record of the inbox.
 type inboxRec struct {
 	rollup uuid.UUID
@@ -96,8 +104,9 @@ func encodeBatch(b *rollup.Batch) ([]byte, error) {
 	return p.encode()
 }
 
-// decodeBatch reads a batch of d from an inbox record.
-func decodeBatch(d *rollup.Definition, enc []byte) (*rollup.Batch, error) {
+// decodeBatch reads a batch of d's commit shard shard from an inbox
+// record (each shard has its own inbox).
+func decodeBatch(d *rollup.Definition, shard int, enc []byte) (*rollup.Batch, error) {
 	p, err := decodeBody(enc)
 	if err != nil {
 		return nil, err
@@ -114,7 +123,7 @@ func decodeBatch(d *rollup.Definition, enc []byte) (*rollup.Batch, error) {
 	for _, s := range p.sights {
 		sights[s.sight] = time.UnixMilli(s.firstMs)
 	}
-	return rollup.BatchFrom(d, rows, keys, sights), nil
+	return rollup.BatchFrom(d, shard, rows, keys, sights), nil
 }
 
 // submit commits b through the lease holder: it writes b into the inbox
@@ -128,12 +137,12 @@ func (rs *rollupStore) submit(ctx context.Context, c *conn, f *folder, d *rollup
 		return herald.Errorf(herald.EInternal, "encode rollup batch: %v", err)
 	}
 	at := time.Now()
-	rec := &inboxRec{rollup: d.ID, slot: slotOf(at), id: gocql.UUIDFromTime(at)}
+	rec := &inboxRec{rollup: f.id, slot: slotOf(at), id: rs.recordID(at)}
 	of := (len(enc) + pendingChunk - 1) / pendingChunk
 	err = parallel(of, rollupReadWorkers, func(i int) error {
 		part := enc[i*pendingChunk : min(len(enc), (i+1)*pendingChunk)]
 		return c.write(rs.cql(`INSERT INTO %s.rollup_inbox (rollup_id, slot, id, chunk, chunks, metrics, now_ms, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?) USING TTL ?`),
-			cqlUUID(d.ID), rec.slot, rec.id, i, of, len(d.Metrics), now.UnixMilli(), part, int(inboxTTL/time.Second)).WithContext(ctx).Exec()
+			cqlUUID(f.id), rec.slot, rec.id, i, of, len(d.Metrics), now.UnixMilli(), part, int(inboxTTL/time.Second)).WithContext(ctx).Exec()
 	})
 	if err != nil {
 		return herald.Unavailable(op, err)
@@ -148,7 +157,7 @@ func (rs *rollupStore) submit(ctx context.Context, c *conn, f *folder, d *rollup
 		}
 		var outcome string
 		err := c.s.Query(rs.cql(`SELECT outcome FROM %s.rollup_inbox WHERE rollup_id = ? AND slot = ? AND id = ? AND chunk = 0`),
-			cqlUUID(d.ID), rec.slot, rec.id).WithContext(ctx).Scan(&outcome)
+			cqlUUID(f.id), rec.slot, rec.id).WithContext(ctx).Scan(&outcome)
 		switch {
 		case err == gocql.ErrNotFound:
 			return herald.Unavailable(op, fmt.Errorf("the inbox record of this batch is gone"))
@@ -164,12 +173,12 @@ func (rs *rollupStore) submit(ctx context.Context, c *conn, f *folder, d *rollup
 			// the holder fold the record too, whichever commits second
 			// finds its events committed.
 			rs.Fallbacks.Add(1)
-			rs.st.opts.Logger.Warn("rollup: no outcome from the rollup's committer; committing the batch here", "rollup", d.ID, "waited", submitPatience(rs.leaseTTL))
+			rs.st.opts.Logger.Warn("rollup: no outcome from the rollup's committer; committing the batch here", "rollup", d.ID, "shard", f.shard, "waited", submitPatience(rs.leaseTTL))
 			return rs.commitDirect(ctx, c, d, b, now)
 		}
 		if time.Now().After(checkLease) {
 			checkLease = time.Now().Add(rs.leaseTTL / 2)
-			if held, err := rs.leaseHeld(ctx, c, d.ID); err == nil && !held {
+			if held, err := rs.leaseHeld(ctx, c, f.id); err == nil && !held {
 				// The holder is gone: this node takes over, and its
 				// fold loop reads this record back.
 				f.mu.Lock()
@@ -214,6 +223,7 @@ func (rs *rollupStore) scanInbox(ctx context.Context, c *conn, f *folder, d *rol
 				continue
 			}
 			todo = append(todo, pending{&inboxRec{rollup: f.id, slot: slot, id: id}, metrics, time.UnixMilli(nowMs)})
+			rs.sawSubmitter(f.rollup, [6]byte(id[10:16]), now)
 		}
 		if err := it.Close(); err != nil {
 			return nil, d, err
@@ -242,7 +252,7 @@ func (rs *rollupStore) scanInbox(ctx context.Context, c *conn, f *folder, d *rol
 	reqs := make([]*foldReq, 0, len(todo))
 	var firstErr error
 	for _, p := range todo {
-		b, err := rs.readInbox(ctx, c, d, p.rec)
+		b, err := rs.readInbox(ctx, c, d, f.shard, p.rec)
 		if err != nil {
 			firstErr = err // read again by the next scan, while it reaches it
 			continue
@@ -254,7 +264,7 @@ func (rs *rollupStore) scanInbox(ctx context.Context, c *conn, f *folder, d *rol
 }
 
 // readInbox reads the batch of record rec.
-func (rs *rollupStore) readInbox(ctx context.Context, c *conn, d *rollup.Definition, rec *inboxRec) (*rollup.Batch, error) {
+func (rs *rollupStore) readInbox(ctx context.Context, c *conn, d *rollup.Definition, shard int, rec *inboxRec) (*rollup.Batch, error) {
 	it := c.s.Query(rs.cql(`SELECT chunk, chunks, body FROM %s.rollup_inbox WHERE rollup_id = ? AND slot = ? AND id = ?`),
 		cqlUUID(rec.rollup), rec.slot, rec.id).WithContext(ctx).PageSize(4).Iter()
 	var enc, part []byte
@@ -273,7 +283,7 @@ func (rs *rollupStore) readInbox(ctx context.Context, c *conn, d *rollup.Definit
 	if n == 0 || n != of {
 		return nil, fmt.Errorf("rollup inbox record: %d of %d chunks", n, of)
 	}
-	return decodeBatch(d, enc)
+	return decodeBatch(d, shard, enc)
 }
 
 // writeOutcome writes the outcome of record rec for its writer.

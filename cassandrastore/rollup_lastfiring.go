@@ -36,6 +36,12 @@ import (
 //
 // A deleted rollup's partition is deleted with the client's clock, far
 // above any 4·seq: its ID is never used again.
+//
+// A rollup of several commit shards (rollup/shard.go) has a partition per
+// shard, keyed by the shard's ID, whose timestamps derive from that
+// shard's sequence: each shard records the last of its own firings, and
+// LastFirings takes, of each trigger, the one committed last (At), then
+// of the latest bucket.
 const (
 	tsFiring int64 = iota
 	tsFailed
@@ -109,26 +115,43 @@ func (rs *rollupStore) LastFirings(ctx context.Context, d *rollup.Definition) (m
 	if c == nil {
 		return out, nil // deleted
 	}
-	it := c.s.Query(rs.cql(`SELECT trigger, firing, outcome FROM %s.rollup_last_firing WHERE rollup_id = ?`), cqlUUID(d.ID)).
-		WithContext(ctx).PageSize(rollup.MaxTriggers + 1).Iter()
-	var trigger string
-	var firing, outcome []byte
-	for it.Scan(&trigger, &firing, &outcome) {
-		// A commit of a stale definition may record a trigger d dropped.
-		if firing != nil && d.HasTrigger(trigger) {
-			l, err := decodeLastFiring(firing, outcome)
-			if err != nil {
-				it.Close()
-				return nil, herald.Unavailable(op, err)
+	for k := range d.Shards() {
+		it := c.s.Query(rs.cql(`SELECT trigger, firing, outcome FROM %s.rollup_last_firing WHERE rollup_id = ?`), cqlUUID(d.ShardID(k))).
+			WithContext(ctx).PageSize(rollup.MaxTriggers + 1).Iter()
+		var trigger string
+		var firing, outcome []byte
+		for it.Scan(&trigger, &firing, &outcome) {
+			// A commit of a stale definition may record a trigger d dropped.
+			if firing != nil && d.HasTrigger(trigger) {
+				l, err := decodeLastFiring(firing, outcome)
+				if err != nil {
+					it.Close()
+					return nil, herald.Unavailable(op, err)
+				}
+				if cur, ok := out[trigger]; !ok || laterFiring(l, cur) {
+					out[trigger] = l
+				}
 			}
-			out[trigger] = l
+			firing, outcome = nil, nil
 		}
-		firing, outcome = nil, nil
-	}
-	if err := it.Close(); err != nil {
-		return nil, herald.Unavailable(op, err)
+		if err := it.Close(); err != nil {
+			return nil, herald.Unavailable(op, err)
+		}
 	}
 	return out, nil
+}
+
+// laterFiring reports whether a is a later last firing than b (of two
+// commit shards): committed later, then of a later bucket, then the
+// greater ID.
+func laterFiring(a, b rollup.LastFiring) bool {
+	if c := a.At.Compare(b.At); c != 0 {
+		return c > 0
+	}
+	if c := a.Bucket.Compare(b.Bucket); c != 0 {
+		return c > 0
+	}
+	return a.FiringID > b.FiringID
 }
 
 // FiringDone records the publish in the firing's last firing, then
@@ -170,24 +193,34 @@ func (rs *rollupStore) settle(ctx context.Context, op string, f rollup.Firing, k
 	if err != nil {
 		return err
 	}
+	// The commit shard that recorded f holds it as its last firing, if
+	// it still is (a firing does not name its shard: each is read).
 	var firing, outcome []byte
 	var written int64
-	err = c.s.Query(rs.cql(`SELECT firing, WRITETIME(firing), outcome FROM %s.rollup_last_firing WHERE rollup_id = ? AND trigger = ?`), cqlUUID(d.ID), f.Trigger).
-		WithContext(ctx).Scan(&firing, &written, &outcome)
-	switch {
-	case err == gocql.ErrNotFound:
-		return nil
-	case err != nil:
-		return herald.Unavailable(op, err)
+	var l rollup.LastFiring
+	sid := uuid.Nil
+	for k := range d.Shards() {
+		firing, outcome = nil, nil
+		err = c.s.Query(rs.cql(`SELECT firing, WRITETIME(firing), outcome FROM %s.rollup_last_firing WHERE rollup_id = ? AND trigger = ?`), cqlUUID(d.ShardID(k)), f.Trigger).
+			WithContext(ctx).Scan(&firing, &written, &outcome)
+		switch {
+		case err == gocql.ErrNotFound:
+			continue
+		case err != nil:
+			return herald.Unavailable(op, err)
+		}
+		if firing == nil {
+			continue // the trigger was dropped
+		}
+		if l, err = decodeLastFiring(firing, outcome); err != nil {
+			return herald.Unavailable(op, err)
+		}
+		if l.FiringID == f.ID {
+			sid = d.ShardID(k)
+			break
+		}
 	}
-	if firing == nil {
-		return nil // the trigger was dropped
-	}
-	l, err := decodeLastFiring(firing, outcome)
-	if err != nil {
-		return herald.Unavailable(op, err)
-	}
-	if !change(&l) {
+	if sid == uuid.Nil || !change(&l) {
 		return nil // another firing is the last now, or this one was published
 	}
 	b, err := encodeOutcome(l)
@@ -195,7 +228,7 @@ func (rs *rollupStore) settle(ctx context.Context, op string, f rollup.Firing, k
 		return herald.Errorf(herald.EInternal, "encode rollup firing outcome: %v", err)
 	}
 	err = c.write(rs.cql(`UPDATE %s.rollup_last_firing USING TIMESTAMP ? SET outcome = ? WHERE rollup_id = ? AND trigger = ?`),
-		written-tsFiring+kind, b, cqlUUID(d.ID), f.Trigger).WithContext(ctx).Exec()
+		written-tsFiring+kind, b, cqlUUID(sid), f.Trigger).WithContext(ctx).Exec()
 	if err != nil {
 		return herald.Unavailable(op, err)
 	}
@@ -203,9 +236,20 @@ func (rs *rollupStore) settle(ctx context.Context, op string, f rollup.Firing, k
 }
 
 // forgetDroppedTriggers deletes the last firings of the triggers rollup
-// d.ID has a last firing of and d has not, as of its last commit.
+// d.ID has a last firing of and d has not, in each commit shard, as of
+// the shard's last commit.
 func (rs *rollupStore) forgetDroppedTriggers(ctx context.Context, c *conn, d *rollup.Definition) error {
-	it := c.s.Query(rs.cql(`SELECT trigger FROM %s.rollup_last_firing WHERE rollup_id = ?`), cqlUUID(d.ID)).
+	for k := range d.Shards() {
+		if err := rs.forgetDroppedIn(ctx, c, d, d.ShardID(k)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// forgetDroppedIn is forgetDroppedTriggers in the commit shard sid.
+func (rs *rollupStore) forgetDroppedIn(ctx context.Context, c *conn, d *rollup.Definition, sid uuid.UUID) error {
+	it := c.s.Query(rs.cql(`SELECT trigger FROM %s.rollup_last_firing WHERE rollup_id = ?`), cqlUUID(sid)).
 		WithContext(ctx).PageSize(rollup.MaxTriggers + 1).Iter()
 	var dropped []string
 	var trigger string
@@ -218,7 +262,7 @@ func (rs *rollupStore) forgetDroppedTriggers(ctx context.Context, c *conn, d *ro
 		return err
 	}
 	var seq int64
-	err := c.s.Query(rs.cql(`SELECT seq FROM %s.rollup_seq WHERE rollup_id = ?`), cqlUUID(d.ID)).
+	err := c.s.Query(rs.cql(`SELECT seq FROM %s.rollup_seq WHERE rollup_id = ?`), cqlUUID(sid)).
 		Consistency(c.serialLevel(rs.serial)).WithContext(ctx).Scan(&seq)
 	if err != nil && err != gocql.ErrNotFound {
 		return err
@@ -226,7 +270,7 @@ func (rs *rollupStore) forgetDroppedTriggers(ctx context.Context, c *conn, d *ro
 	var ws writeSet
 	for _, t := range dropped {
 		ws.add("l", rs.cql(`DELETE FROM %s.rollup_last_firing USING TIMESTAMP ? WHERE rollup_id = ? AND trigger = ?`),
-			lastFiringTS(seq, tsDropped), cqlUUID(d.ID), t)
+			lastFiringTS(seq, tsDropped), cqlUUID(sid), t)
 	}
 	return c.exec(ctx, &ws)
 }

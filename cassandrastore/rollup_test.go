@@ -117,12 +117,12 @@ func TestRollupStaleWriteLoses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := rs.writer(d.ID)
+	w := rs.writer(d, 0)
 	first, err := rs.readBody(t.Context(), c, d.ID, 1, firstNonce(t, rs, c, d, w))
 	if err != nil || first == nil {
 		t.Fatalf("record of commit 1: %v, %v", first, err)
 	}
-	if err := rs.apply(t.Context(), c, d, 1, first); err != nil {
+	if err := rs.apply(t.Context(), c, d, d.ID, 1, first); err != nil {
 		t.Fatal(err)
 	}
 	if got := allTime(t, st.Rollups(), d, "c"); got != 3 {

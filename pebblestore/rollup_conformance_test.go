@@ -99,7 +99,7 @@ func TestRollupEventRecordsReaped(t *testing.T) {
 	if err != nil || n != 1 {
 		t.Fatalf("ReapExpired = %d, %v; want 1 (b)", n, err)
 	}
-	got, err := st.Committed(t.Context(), &d, []rollup.EventKey{{ID: "a"}, {ID: "b"}, {ID: "c"}}, clock)
+	got, err := st.Committed(t.Context(), &d, 0, []rollup.EventKey{{ID: "a"}, {ID: "b"}, {ID: "c"}}, clock)
 	if err != nil || !got["a"] || got["b"] || !got["c"] {
 		t.Fatalf("Committed after the reap = %v, %v; want a and c", got, err)
 	}

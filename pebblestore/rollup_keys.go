@@ -119,6 +119,19 @@ func sightKey(id uuid.UUID, x rollup.Sight) []byte {
 	return append(k, x.Value...)
 }
 
+// shardEvent is how the record of event in commit shard k of a rollup
+// names it: the ID itself in shard 0 (as before shards), else 0xFF, the
+// shard as a uvarint and the ID. Event IDs are JSON strings, valid UTF-8,
+// which never holds the byte 0xFF: the names of two shards never meet.
+// The records of every shard share the rollup's prefix and lock.
+func shardEvent(k int, event string) string {
+	if k == 0 {
+		return event
+	}
+	b := binary.AppendUvarint([]byte{0xff}, uint64(k))
+	return string(append(b, event...))
+}
+
 func rollupEventKey(id uuid.UUID, event string) []byte {
 	return append(rollupPrefix(prefixRollupEvent, id), event...)
 }

@@ -173,9 +173,10 @@ func (s *RollupStore) DeleteDefinition(ctx context.Context, account, name string
 	return nil
 }
 
-// committed reports whether event id of d is committed and unexpired at now.
-func (s *RollupStore) committed(d *rollup.Definition, id string, now time.Time) (bool, error) {
-	exp, found, err := s.eventExpiry(d.ID, id)
+// committed reports whether event id of d is committed to commit shard
+// k and unexpired at now.
+func (s *RollupStore) committed(d *rollup.Definition, k int, id string, now time.Time) (bool, error) {
+	exp, found, err := s.eventExpiry(d.ID, shardEvent(k, id))
 	return found && exp > now.UnixMilli(), err
 }
 
@@ -189,14 +190,14 @@ func (s *RollupStore) eventExpiry(id uuid.UUID, event string) (int64, bool, erro
 	})
 }
 
-func (s *RollupStore) Committed(ctx context.Context, d *rollup.Definition, events []rollup.EventKey, now time.Time) (map[string]bool, error) {
+func (s *RollupStore) Committed(ctx context.Context, d *rollup.Definition, shard int, events []rollup.EventKey, now time.Time) (map[string]bool, error) {
 	if err := s.db.enter(ctx, "rollup events"); err != nil {
 		return nil, err
 	}
 	defer s.db.leave()
 	out := map[string]bool{}
 	for _, e := range events {
-		ok, err := s.committed(d, e.ID, now)
+		ok, err := s.committed(d, shard, e.ID, now)
 		if err != nil {
 			return nil, herald.Unavailable("rollup events", err)
 		}
@@ -215,7 +216,7 @@ func (s *RollupStore) Commit(ctx context.Context, d *rollup.Definition, b *rollu
 	defer s.locks.lock(d.ID[:])()
 	var dups []string
 	for _, id := range b.IDs() {
-		ok, err := s.committed(d, id, now)
+		ok, err := s.committed(d, b.Shard(), id, now)
 		if err != nil {
 			return herald.Unavailable("commit rollup", err)
 		}
@@ -237,7 +238,8 @@ func (s *RollupStore) Commit(ctx context.Context, d *rollup.Definition, b *rollu
 	expMs := now.Add(time.Duration(d.DedupWindow)).UnixMilli()
 	exp := binary.BigEndian.AppendUint64(nil, uint64(expMs))
 	for _, id := range b.IDs() {
-		if err := errors.Join(wb.Set(rollupEventKey(d.ID, id), exp, nil), wb.Set(eventExpiryKey(expMs, d.ID, id), nil, nil)); err != nil {
+		ev := shardEvent(b.Shard(), id)
+		if err := errors.Join(wb.Set(rollupEventKey(d.ID, ev), exp, nil), wb.Set(eventExpiryKey(expMs, d.ID, ev), nil, nil)); err != nil {
 			return herald.Unavailable("commit rollup", err)
 		}
 	}

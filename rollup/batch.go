@@ -18,6 +18,7 @@ type Batch struct {
 	// counts added, once the store resolved them (nil before).
 	sights   map[Sight]time.Time
 	resolved map[Row][]int64
+	shard    int // the commit shard whose rows it counts (shard.go)
 
 	Events     int // events counted
 	Duplicates int // events refused for an ID already in the batch
@@ -49,6 +50,9 @@ func (b *Batch) add(e Event, now time.Time, backfill bool) bool {
 	d := b.def
 	masked := backfill || d.starts.any
 	b.Expired += d.Expand(e, now, func(r Row) {
+		if !b.inShard(r) {
+			return
+		}
 		// Values of distinct metrics are seen in every row, in live
 		// counting and in a backfill alike: the store's record of those
 		// seen makes a second sight of one count nothing.
@@ -118,8 +122,8 @@ func (b *Batch) Len() int { return len(b.Rows()) }
 // BatchFrom rebuilds a batch of d from its parts, as Rows (before
 // Resolve), Keys and Sights give them: a batch handed from one node to
 // the node that commits for it.
-func BatchFrom(d *Definition, rows map[Row][]int64, keys []EventKey, sights map[Sight]time.Time) *Batch {
-	b := NewBatch(d)
+func BatchFrom(d *Definition, shard int, rows map[Row][]int64, keys []EventKey, sights map[Sight]time.Time) *Batch {
+	b := NewShardBatch(d, shard)
 	for r, sums := range rows {
 		b.rows[r] = fit(sums, len(d.Metrics))
 	}
@@ -150,8 +154,11 @@ func fit(sums []int64, n int) []int64 {
 // Merge adds o's events to b, as a committer folding the batches of
 // several writers into one commit, unless b already holds some of o's
 // event IDs: it then returns those IDs and changes nothing. Neither batch
-// may be resolved yet.
+// may be resolved yet; both count the same commit shard.
 func (b *Batch) Merge(o *Batch) []string {
+	if o.shard != b.shard {
+		panic("rollup: merging batches of two commit shards")
+	}
 	var dups []string
 	for id := range o.ids {
 		if _, ok := b.ids[id]; ok {

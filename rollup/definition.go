@@ -44,6 +44,10 @@ type Definition struct {
 	Sources     Sources              `json:"sources,omitzero"`
 	Tiles       bool                 `json:"tiles,omitempty"` // publish live values to the message cache
 	Triggers    []Trigger            `json:"triggers,omitempty"`
+	// CommitShards is how many shards the rollup's commits are split
+	// into (shard.go), fixed at creation: given, or the server's default
+	// (Config.CommitShards); 0 in a stored definition is 1.
+	CommitShards int `json:"commit_shards,omitempty"`
 
 	loc    *time.Location // TimeZone, loaded by Normalize
 	ms     []matcher      // Triggers, compiled by Normalize
@@ -166,6 +170,9 @@ func (d *Definition) Normalize() error {
 		d.DedupWindow = DefaultDedupWindow
 	case d.DedupWindow < MinDedupWindow || d.DedupWindow > MaxDedupWindow:
 		return invalid("dedup_window", "%s is out of range: %s to %s", d.DedupWindow, MinDedupWindow, MaxDedupWindow)
+	}
+	if d.CommitShards < 0 || d.CommitShards > MaxCommitShards {
+		return invalid("commit_shards", "%d is out of range: 1 to %d", d.CommitShards, MaxCommitShards)
 	}
 	for member, v := range map[string]string{"sources.queue": d.Sources.Queue, "sources.amqp_routing_key": d.Sources.AMQPRoutingKey, "sources.cache_pattern": d.Sources.CachePattern} {
 		if len(v) > MaxSourceLen {
@@ -350,7 +357,7 @@ func checkMember(at, m string) error {
 // retentions, sources, tiles) and keep its counts; adding parts is
 // Evolve; any other change needs a new rollup.
 func (d *Definition) SameShape(o *Definition) bool {
-	if d.Event != o.Event || d.TimeZone != o.TimeZone || d.DedupWindow != o.DedupWindow ||
+	if d.Event != o.Event || d.TimeZone != o.TimeZone || d.DedupWindow != o.DedupWindow || d.Shards() != o.Shards() ||
 		!slices.Equal(d.Metrics, o.Metrics) || !slices.Equal(d.Dimensions, o.Dimensions) ||
 		len(d.Scopes) != len(o.Scopes) || len(d.DrillDowns) != len(o.DrillDowns) || len(d.Periods) != len(o.Periods) {
 		return false

@@ -125,7 +125,10 @@ func (d *Definition) Evolve(o *Definition, start time.Time) bool {
 	if now.Before(start) {
 		now = now.Add(time.Second)
 	}
-	if d.Event != o.Event || d.TimeZone != o.TimeZone || d.DedupWindow != o.DedupWindow ||
+	if d.CommitShards == 0 {
+		d.CommitShards = o.CommitShards // not given: kept
+	}
+	if d.Event != o.Event || d.TimeZone != o.TimeZone || d.DedupWindow != o.DedupWindow || d.Shards() != o.Shards() ||
 		!slices.EqualFunc(d.Scopes, o.Scopes, slices.Equal) ||
 		!slices.EqualFunc(d.Periods, o.Periods, func(a, b Period) bool { return a.Unit == b.Unit }) ||
 		!extends(d.Metrics, o.Metrics, func(a, b string) bool { return a == b }) ||

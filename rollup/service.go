@@ -10,6 +10,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -33,6 +34,9 @@ type Config struct {
 	RequireIdentity bool
 	// MaxDefinitions bounds one account's rollups (default 1,000).
 	MaxDefinitions int
+	// CommitShards is the commit shards of a rollup whose definition
+	// does not say (shard.go); 0 is 1.
+	CommitShards int
 
 	// Queues is the SQS service the consumers of sources.queue use (Run);
 	// nil: no queue ingest.
@@ -196,6 +200,9 @@ func (s *Service) Put(ctx context.Context, name string, body []byte) (d *Definit
 			return nil, false, herald.Errorf(herald.ETooLarge, "account %s has %d rollups, the most allowed", acct, len(list))
 		}
 		d.ID, d.Created, created = uuid.New(), s.cfg.Clock().UTC(), true
+		if d.CommitShards == 0 && s.cfg.CommitShards > 1 {
+			d.CommitShards = min(s.cfg.CommitShards, MaxCommitShards)
+		}
 	default:
 		return nil, false, err
 	}
@@ -404,7 +411,9 @@ func (s *Service) commit(ctx context.Context, d *Definition, events []Event, now
 }
 
 // commitWith is commit with each event added to the batch by add
-// ((*Batch).Add, or AddBackfill).
+// ((*Batch).Add, or AddBackfill). A rollup of several commit shards is
+// committed shard by shard, all at once (shard.go): an event is accepted
+// when a shard counted it, a duplicate when every shard had.
 func (s *Service) commitWith(ctx context.Context, d *Definition, events []Event, now time.Time, add func(*Batch, Event, time.Time) bool) (accepted, dups int, err error) {
 	if len(events) == 0 {
 		return 0, 0, nil
@@ -413,21 +422,52 @@ func (s *Service) commitWith(ctx context.Context, d *Definition, events []Event,
 	for i, e := range events {
 		keys[i] = EventKey{ID: e.ID, Time: e.Time}
 	}
-	done, err := s.store.Committed(ctx, d, keys, now)
-	if err != nil {
+	n := d.Shards()
+	counted := make([]map[string]bool, n)
+	batches := make([]*Batch, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for k := range n {
+		wg.Go(func() { batches[k], counted[k], errs[k] = s.commitShard(ctx, d, k, keys, events, now, add) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
 		return 0, 0, err
 	}
+	// Shard 0 is given every event, as every shard is: the events it
+	// counted are this call's (another call may have counted some of
+	// them in other shards first; each event is accepted by one call).
+	accepted, dups = len(counted[0]), len(events)-len(counted[0])
+	expired := 0
+	for _, b := range batches {
+		if b != nil && b.Events > 0 {
+			s.tiles.mark(d, b)
+			s.Stats.Commits.Add(1)
+			expired += b.Expired
+		}
+	}
+	s.Stats.Accepted.Add(int64(accepted))
+	s.Stats.Duplicates.Add(int64(dups))
+	s.Stats.Expired.Add(int64(expired))
+	return accepted, dups, nil
+}
+
+// commitShard commits commit shard k of events (keys are theirs) and
+// returns the batch it committed (nil: none) and the IDs it counted.
+func (s *Service) commitShard(ctx context.Context, d *Definition, k int, keys []EventKey, events []Event, now time.Time, add func(*Batch, Event, time.Time) bool) (*Batch, map[string]bool, error) {
+	done, err := s.store.Committed(ctx, d, k, keys, now)
+	if err != nil {
+		return nil, nil, err
+	}
 	for {
-		dups = 0
-		b := NewBatch(d)
+		b := NewShardBatch(d, k)
 		for _, e := range events {
-			if done[e.ID] || !add(b, e, now) {
-				dups++
+			if !done[e.ID] {
+				add(b, e, now)
 			}
 		}
 		if b.Events == 0 {
-			s.Stats.Duplicates.Add(int64(dups))
-			return 0, dups, nil
+			return nil, map[string]bool{}, nil
 		}
 		err := s.store.Commit(ctx, d, b, now)
 		if dup, ok := IsDuplicate(err); ok {
@@ -441,20 +481,19 @@ func (s *Service) commitWith(ctx context.Context, d *Definition, events []Event,
 			if fresh == 0 {
 				// The store refused the batch for IDs it had not in it:
 				// retrying would refuse it again.
-				return 0, 0, herald.Errorf(herald.EInternal, "rollup %s: commit refused for events already dropped: %v", d.Name, dup.Committed)
+				return nil, nil, herald.Errorf(herald.EInternal, "rollup %s: commit refused for events already dropped: %v", d.Name, dup.Committed)
 			}
 			s.Stats.Raced.Add(int64(fresh))
 			continue
 		}
 		if err != nil {
-			return 0, 0, err
+			return nil, nil, err
 		}
-		s.tiles.mark(d, b)
-		s.Stats.Accepted.Add(int64(b.Events))
-		s.Stats.Duplicates.Add(int64(dups))
-		s.Stats.Expired.Add(int64(b.Expired))
-		s.Stats.Commits.Add(1)
-		return b.Events, dups, nil
+		ids := make(map[string]bool, b.Events)
+		for _, id := range b.IDs() {
+			ids[id] = true
+		}
+		return b, ids, nil
 	}
 }
 

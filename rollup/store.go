@@ -69,11 +69,13 @@ type Store interface {
 	DeleteDefinition(ctx context.Context, account, name string) error
 
 	// Committed returns the IDs of those of events that are committed to
-	// rollup d and still inside its dedup window at now.
-	Committed(ctx context.Context, d *Definition, events []EventKey, now time.Time) (map[string]bool, error)
+	// commit shard shard of rollup d (shard.go; 0 of a rollup of one) and
+	// still inside its dedup window at now.
+	Committed(ctx context.Context, d *Definition, shard int, events []EventKey, now time.Time) (map[string]bool, error)
 	// Commit applies b to d's rows exactly once, atomically: if none of
-	// b's events is committed yet, every row gains b's sums and every
-	// event is recorded as committed until now + d's DedupWindow;
+	// b's events is committed yet to b's commit shard (Batch.Shard), every
+	// row gains b's sums and every event is recorded as committed to that
+	// shard until now + d's DedupWindow;
 	// otherwise nothing changes and the error is an *ErrDuplicate. A
 	// Commit that returned an error other than that applied nothing.
 	// With the rows it writes the firings of d's triggers that the new

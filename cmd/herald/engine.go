@@ -36,6 +36,10 @@ type engine struct {
 	dcNames []string
 	topics  sns.Store
 	rollups rollup.Store
+	// rollupShards is the commit shards of a new rollup whose
+	// definition does not say (--rollup-commit-shards, or the engine's
+	// default).
+	rollupShards int
 
 	ready     func(context.Context) error                 // nil: ready once open
 	diskUsage func(context.Context) (uint64, error)       // nil: unknown (Cassandra)

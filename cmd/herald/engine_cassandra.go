@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/heraldmq/herald/cassandrastore"
 	"github.com/heraldmq/herald/redisindex"
+	"github.com/heraldmq/herald/rollup"
 	"github.com/heraldmq/herald/sqs"
 )
 
@@ -27,6 +29,9 @@ func openCassandra(ctx context.Context, c storeConfig, aws awsConfig, log *slog.
 	}
 	if c.cassandraConns < 1 || c.cassandraConns > 16 {
 		return nil, fmt.Errorf("--cassandra-connections %d: want 1 to 16", c.cassandraConns)
+	}
+	if c.rollupShards < 0 || c.rollupShards > rollup.MaxCommitShards {
+		return nil, fmt.Errorf("--rollup-commit-shards %d: want 1 to %d", c.rollupShards, rollup.MaxCommitShards)
 	}
 	if c.rollupCommit != "one" && c.rollupCommit != "each" {
 		return nil, fmt.Errorf("--cassandra-rollup-commit %q: want one or each", c.rollupCommit)
@@ -101,14 +106,15 @@ func openCassandra(ctx context.Context, c storeConfig, aws awsConfig, log *slog.
 		index:   index,
 		// The epoch every built marker in this data center's Redis must
 		// carry: 'herald sqs-reindex' bumps it.
-		indexEpochs: st.IndexEpochs(),
-		dc:          dc,
-		notifier:    notifier,
-		topics:      st.Topics(),
-		rollups:     st.Rollups(),
-		ready:       st.Ready,
-		breaker:     breaker,
-		collectors:  []prometheus.Collector{st.Collector()},
+		indexEpochs:  st.IndexEpochs(),
+		dc:           dc,
+		notifier:     notifier,
+		topics:       st.Topics(),
+		rollups:      st.Rollups(),
+		rollupShards: cmp.Or(c.rollupShards, 4),
+		ready:        st.Ready,
+		breaker:      breaker,
+		collectors:   []prometheus.Collector{st.Collector()},
 		close: func() {
 			for _, f := range closers {
 				f()

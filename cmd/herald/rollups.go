@@ -22,7 +22,7 @@ func openRollups(e *engine, cacheSvc *cache.Service, events *eventsWiring, queue
 	if e.rollups == nil {
 		return nil
 	}
-	svc := rollup.NewService(rollup.Config{Store: e.rollups, DefaultAccount: account, RequireIdentity: requireIdentity,
+	svc := rollup.NewService(rollup.Config{Store: e.rollups, DefaultAccount: account, RequireIdentity: requireIdentity, CommitShards: e.rollupShards,
 		Queues: queues.svc, Cache: cacheSvc, Events: events.events, CacheReader: cacheSvc, Logger: log})
 	if events.amqp != nil {
 		opts := *events.amqp

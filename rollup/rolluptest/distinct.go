@@ -122,7 +122,7 @@ func (e *env) wantDistinctRows(s rollup.Store, d *rollup.Definition, want map[ro
 // event that arrives after a later one of the same viewer (the count
 // moves to the earlier event's buckets).
 func testDistinctCounts(e *env) {
-	svc := rollup.NewService(rollup.Config{Store: e.s, Clock: func() time.Time { return now }, DefaultAccount: e.account})
+	svc := e.service(e.s)
 	if _, _, err := svc.Put(e.ctx, "visits", []byte(distinctDef)); err != nil {
 		e.t.Fatalf("Put: %v", err)
 	}
@@ -170,10 +170,7 @@ func testPairDistinctExact(e *env, other rollup.Store) {
 		size    = 40
 		viewers = 300
 	)
-	nodes := []*rollup.Service{
-		rollup.NewService(rollup.Config{Store: e.s, Clock: func() time.Time { return now }, DefaultAccount: e.account}),
-		rollup.NewService(rollup.Config{Store: other, Clock: func() time.Time { return now }, DefaultAccount: e.account}),
-	}
+	nodes := []*rollup.Service{e.service(e.s), e.service(other)}
 	if _, _, err := nodes[0].Put(e.ctx, "visits", []byte(distinctDef)); err != nil {
 		e.t.Fatalf("Put: %v", err)
 	}

@@ -23,10 +23,7 @@ func testPairOverlappingIngest(e *env, other rollup.Store) {
 		parts   = 6  // writers whose events one batch holds
 		size    = 48 // events per batch
 	)
-	svc := func(st rollup.Store) *rollup.Service {
-		return rollup.NewService(rollup.Config{Store: st, Clock: func() time.Time { return now }, DefaultAccount: e.account})
-	}
-	nodes := []*rollup.Service{svc(e.s), svc(other)}
+	nodes := []*rollup.Service{e.service(e.s), e.service(other)}
 	def := `{"event": {"id": "id", "time": "time"}, "scopes": [["channel"]], "metrics": ["plays"],
 		"dimensions": ["city"], "periods": [{"unit": "hour"}, {"unit": "all"}]}`
 	if _, _, err := nodes[0].Put(e.ctx, "overlap", []byte(def)); err != nil {

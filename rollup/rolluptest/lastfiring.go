@@ -1,7 +1,11 @@
 package rolluptest
 
 import (
+	"encoding/json"
+	"fmt"
 	"slices"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/heraldmq/herald/rollup"
@@ -176,5 +180,98 @@ func testLastFiringForgotten(e *env) {
 	again := e.defineWithDayTriggers("r")
 	if got := e.last(again); len(got) != 0 {
 		e.t.Fatalf("last firings of a rollup defined again: %+v", got)
+	}
+}
+
+// testShardTriggers: a rollup of several commit shards, fed by writers
+// sending each event twice at once, fires its trigger once per channel
+// and day whichever shard holds the channel's rows; its last firing is
+// one of them, and tells when that one was published; a delete forgets
+// the shards' events and last firings.
+func testShardTriggers(e *env) {
+	e.shards = suiteShards
+	svc := e.service(e.s)
+	def := fmt.Sprintf(`{"event": {"id": "id", "time": "time"}, "scopes": [["channel"]], "metrics": ["plays"],
+		"dimensions": ["city"], "periods": [{"unit": "day"}, {"unit": "all"}],
+		"triggers": [{"id": "hot", "metric": "plays", "scope": {"channel": "*"}, "unit": "day", "threshold": 3,
+			"topic_arn": "arn:aws:sns:us-east-1:%s:alerts"}]}`, e.account)
+	if _, _, err := svc.Put(e.ctx, "shards", []byte(def)); err != nil {
+		e.t.Fatalf("Put: %v", err)
+	}
+	d, err := e.s.GetDefinition(e.ctx, e.account, "shards")
+	if err != nil || d.Shards() != suiteShards {
+		e.t.Fatalf("GetDefinition: %v shards, %v", d.Shards(), err)
+	}
+	const channels = 24
+	used := map[int]bool{}
+	var events []map[string]any
+	for c := range channels {
+		ch := fmt.Sprintf("c%d", c)
+		used[d.ShardOf(rollup.Row{Key: ch, Unit: rollup.Day, Dim: rollup.Total})] = true
+		for i := range 4 {
+			events = append(events, map[string]any{"id": fmt.Sprintf("%s-%d", ch, i), "time": now.Add(-time.Hour).Format(time.RFC3339),
+				"channel": ch, "city": [...]string{"Paris", "Lyon"}[i%2], "plays": 1})
+		}
+	}
+	if len(used) < 2 {
+		e.t.Fatalf("the channels' total rows fall in %d shard of %d", len(used), suiteShards)
+	}
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Go(func() {
+			// Writers w and w+2 send the same half of the events.
+			for i := w % 2; i < len(events); i += 2 * 8 {
+				body, _ := json.Marshal(events[i:min(i+8, len(events))])
+				if _, err := svc.Ingest(e.ctx, "shards", body); err != nil {
+					e.t.Errorf("Ingest: %v", err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	// The other half, once.
+	for i := 8; i < len(events); i += 16 {
+		body, _ := json.Marshal(events[i:min(i+8, len(events))])
+		if _, err := svc.Ingest(e.ctx, "shards", body); err != nil {
+			e.t.Fatalf("Ingest: %v", err)
+		}
+	}
+	for c := range channels {
+		e.wantRow(d, rollup.Row{Key: fmt.Sprintf("c%d", c), Unit: rollup.All, Dim: rollup.Total}, []int64{4})
+	}
+	fired := map[string]rollup.Firing{}
+	for _, f := range e.pending(d) {
+		if _, ok := fired[f.Scope[0]]; ok || f.Total < 3 {
+			e.t.Fatalf("firing %+v: a second one of its channel, or below the threshold", f)
+		}
+		fired[f.Scope[0]] = f
+	}
+	if len(fired) != channels {
+		e.t.Fatalf("%d channels fired, want %d", len(fired), channels)
+	}
+	last, ok := e.last(d)["hot"]
+	f, known := fired[strings.Join(last.Scope, rollup.Sep)]
+	if !ok || !known || f.ID != last.FiringID {
+		e.t.Fatalf("last firing %+v (found %v) is none of the firings", last, ok)
+	}
+	for _, f := range fired {
+		if err := e.s.FiringDone(e.ctx, f, minutes(1)); err != nil {
+			e.t.Fatal(err)
+		}
+	}
+	if got := e.last(d)["hot"]; got.FiringID != last.FiringID || !got.Published || !got.PublishedAt.Equal(minutes(1)) {
+		e.t.Fatalf("last firing after every publish = %+v, want %s published", got, last.FiringID)
+	}
+	if err := e.s.DeleteDefinition(e.ctx, e.account, "shards"); err != nil {
+		e.t.Fatal(err)
+	}
+	if got := e.last(d); len(got) != 0 {
+		e.t.Fatalf("last firings after delete: %+v", got)
+	}
+	for k := range suiteShards {
+		got, err := e.s.Committed(e.ctx, d, k, []rollup.EventKey{{ID: "c0-0", Time: now.Add(-time.Hour)}}, now)
+		if err != nil || len(got) != 0 {
+			e.t.Fatalf("shard %d: Committed after delete = %v, %v", k, got, err)
+		}
 	}
 }

@@ -42,6 +42,8 @@ func RunStore(t *testing.T, open func(t *testing.T) rollup.Store) {
 		{"LastFiringTellsWhatBecameOfItsNotification", testLastFiringOutcome},
 		{"LastFiringGoesWithItsTriggerAndItsRollup", testLastFiringForgotten},
 		{"DistinctAndFirstSeenCountEachValueOnce", testDistinctCounts},
+		{"DistinctAndFirstSeenCountEachValueOnceInCommitShards", sharded(testDistinctCounts)},
+		{"TriggersOfCommitShardsFireOnceAndKeepTheLastFiring", testShardTriggers},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -57,6 +59,34 @@ type env struct {
 	s       rollup.Store
 	ctx     context.Context
 	account string
+	// shards is the commit shards of the rollups the cases' services
+	// define (service); 0 is one.
+	shards int
+}
+
+// suiteShards is the commit shards of the cases run sharded.
+const suiteShards = 4
+
+// sharded runs case fn with rollups of suiteShards commit shards.
+func sharded(fn func(e *env)) func(e *env) {
+	return func(e *env) {
+		e.shards = suiteShards
+		fn(e)
+	}
+}
+
+// shardedPair is sharded for a case of two nodes.
+func shardedPair(fn func(e *env, other rollup.Store)) func(e *env, other rollup.Store) {
+	return func(e *env, other rollup.Store) {
+		e.shards = suiteShards
+		fn(e, other)
+	}
+}
+
+// service returns a Service over st at the suite's clock, for e's
+// account, defining rollups of e.shards commit shards.
+func (e *env) service(st rollup.Store) *rollup.Service {
+	return rollup.NewService(rollup.Config{Store: st, Clock: func() time.Time { return now }, DefaultAccount: e.account, CommitShards: e.shards})
 }
 
 // now is the suite's clock: commits pass it explicitly.
@@ -237,7 +267,7 @@ func testDuplicate(e *env) {
 		e.t.Fatalf("Commit of a batch holding b again: %v, want ErrDuplicate{b}", err)
 	}
 	e.wantRow(d, allRow(d, "c", ""), []int64{2, 0})
-	got, err := e.s.Committed(e.ctx, d, keys("a", "b", "c"), now)
+	got, err := e.s.Committed(e.ctx, d, 0, keys("a", "b", "c"), now)
 	if err != nil || len(got) != 2 || !got["a"] || !got["b"] {
 		e.t.Fatalf("Committed = %v, %v; want a and b", got, err)
 	}
@@ -253,7 +283,7 @@ func testDedupWindow(e *env) {
 		at   time.Time
 		want bool
 	}{{now, true}, {now.Add(window - time.Millisecond), true}, {now.Add(window), false}} {
-		got, err := e.s.Committed(e.ctx, d, keys("a"), tc.at)
+		got, err := e.s.Committed(e.ctx, d, 0, keys("a"), tc.at)
 		if err != nil || got["a"] != tc.want {
 			e.t.Fatalf("Committed at +%s = %v, %v; want %v", tc.at.Sub(now), got, err, tc.want)
 		}
@@ -334,7 +364,7 @@ func testDelete(e *env) {
 		e.t.Fatal(err)
 	}
 	e.wantRow(d, allRow(d, "c", ""), nil)
-	if got, err := e.s.Committed(e.ctx, d, keys("a"), now); err != nil || got["a"] {
+	if got, err := e.s.Committed(e.ctx, d, 0, keys("a"), now); err != nil || got["a"] {
 		e.t.Fatalf("Committed after delete = %v, %v", got, err)
 	}
 	d2 := e.define("r")
@@ -455,6 +485,8 @@ func RunStorePair(t *testing.T, open func(t *testing.T) (rollup.Store, rollup.St
 		{"OverlappingIngestOnTwoNodesNeverFails", testPairOverlappingIngest},
 		{"RollupThatGainedPartsKeepsThemFromANodeHoldingTheOldVersion", testPairEvolved},
 		{"DistinctCountsFromTwoNodesEqualABruteForce", testPairDistinctExact},
+		{"OverlappingIngestOnTwoNodesNeverFailsInCommitShards", shardedPair(testPairOverlappingIngest)},
+		{"DistinctCountsFromTwoNodesEqualABruteForceInCommitShards", shardedPair(testPairDistinctExact)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

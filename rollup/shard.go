@@ -1,0 +1,81 @@
+package rollup
+
+import (
+	"encoding/binary"
+	"hash/fnv"
+	"strconv"
+
+	"github.com/google/uuid"
+)
+
+// Commit shards. A rollup's rows are split over CommitShards shards by
+// row identity (scope, scope values, dimension and value: every period's
+// buckets of one row fall in one shard, with the sets of values its
+// distinct metrics saw), and each shard is committed on its own: its own
+// sequence or lock, its own record of the event IDs it counted. The
+// Service splits each batch by shard (NewShardBatch) and commits the
+// shards at once; an engine that commits on several nodes may commit
+// different shards of one rollup on different nodes.
+//
+// Why it stays exact: every row, every set of values seen and every
+// trigger crossing (of one row, or of one row's buckets in a window)
+// belongs to exactly one shard, and each shard counts each event ID at
+// most once within the dedup window, as one whole rollup did: so each
+// event counts once in every row. A batch whose shards committed in part
+// (a node died between two) is sent again; the shards that committed
+// find its events duplicates, the others count them.
+//
+// The number is fixed when the rollup is created: another split would
+// put a row's later counts in a shard that never recorded its earlier
+// events.
+const MaxCommitShards = 64
+
+// Shards is the number of d's commit shards (at least 1).
+func (d *Definition) Shards() int { return max(1, d.CommitShards) }
+
+// ShardOf is the commit shard of row r (0 with a single shard). The
+// first_seen set of a row (Unit All) shares its shard: only Scope, Key,
+// Dim and Value decide.
+func (d *Definition) ShardOf(r Row) int {
+	n := d.Shards()
+	if n == 1 {
+		return 0
+	}
+	h := fnv.New64a()
+	var b [20]byte
+	k := binary.AppendVarint(b[:0], int64(r.Scope))
+	k = binary.AppendVarint(k, int64(r.Dim))
+	k = binary.AppendUvarint(k, uint64(len(r.Key)))
+	h.Write(k)
+	h.Write([]byte(r.Key))
+	h.Write([]byte(r.Value))
+	return int(h.Sum64() % uint64(n))
+}
+
+// ShardID names commit shard k of d where an engine keys what belongs to
+// one shard (its sequence, its event records): d.ID for shard 0, so that
+// a rollup of one shard is keyed as every rollup was before shards, and a
+// name-based UUID derived from d.ID for the others.
+func (d *Definition) ShardID(k int) uuid.UUID {
+	if k == 0 {
+		return d.ID
+	}
+	return uuid.NewSHA1(d.ID, []byte("commit-shard/"+strconv.Itoa(k)))
+}
+
+// NewShardBatch returns an empty batch of d's events for commit shard k:
+// it counts the events' rows and sights of that shard only, and every
+// event's ID (the shard records each event it was given, rows or not).
+func NewShardBatch(d *Definition, k int) *Batch {
+	b := NewBatch(d)
+	b.shard = k
+	return b
+}
+
+// Shard is the commit shard b counts.
+func (b *Batch) Shard() int { return b.shard }
+
+// inShard reports whether row r belongs to b's shard.
+func (b *Batch) inShard(r Row) bool {
+	return b.def.CommitShards <= 1 || b.def.ShardOf(r) == b.shard
+}
