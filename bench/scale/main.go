@@ -87,8 +87,12 @@ func parseOptions(args []string) (options, error) {
 	fs.StringVar(&o.heraldArgs, "herald-args", "", "more flags of every Herald node's serve, space-separated (e.g. \"--cassandra-rollup-commit each\")")
 	fs.BoolVar(&o.keep, "keep", false, "keep the run's keyspaces and Redis keys afterwards")
 	fs.BoolVar(&short, "short", false, "the CI form: sqs-mix at N = 1, 2 on the Herald tier only, 3 s warm-up, three rounds of 6 s")
+	shape := fs.String("rollup-shape", "plain", "rollup-queue's rollup: plain (1 scope, 10 rows an event) or looplogic (LoopLogic's 3 scopes, 16 dimensions, 2 drill-downs, 5 periods and 18 metrics with distinct viewers and first-time viewers, plus the run's scope: 380 rows an event)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
+	}
+	if err := setRollupShape(*shape); err != nil {
+		return options{}, err
 	}
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected argument %q", fs.Arg(0))

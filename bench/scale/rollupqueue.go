@@ -37,9 +37,41 @@ const (
 	rollupProbeEvery = 200 * time.Millisecond // paced: the most often a freshness probe is sent
 )
 
-// rollupDimensions are the rollup's dimensions, all of them members of
-// rollups.Generator's events; the check compares each one's every value.
+// rollupDimensions are the dimensions the check compares each value of
+// (all of them members of rollups.Generator's events): the rollup's own
+// in the plain shape, three of LoopLogic's in that one.
 var rollupDimensions = []string{"channel", "country", "city"}
+
+// rollupShape is --rollup-shape: "plain" (rollupDefinition's) or
+// "looplogic" (LoopLogic's, rollupLoopLogic).
+var rollupShape = "plain"
+
+// setRollupShape checks and sets --rollup-shape.
+func setRollupShape(s string) error {
+	switch s {
+	case "plain":
+		rollupDimensions = []string{"channel", "country", "city"}
+	case "looplogic":
+		rollupDimensions = []string{"country", "city", "site"}
+	default:
+		return fmt.Errorf("--rollup-shape %q: want plain or looplogic", s)
+	}
+	rollupShape = s
+	return nil
+}
+
+// rollupLoopLogic is LoopLogic's definition (rollups.Definition: 3
+// scopes × 5 periods × (1 + 16 dimensions + 2 drill-downs), 18 metrics
+// of which viewers counts distinct viewers and first_time first-time
+// ones) with the run's own scope first and the metric events, for the
+// check: 4 × 5 × 19 = 380 rows an event. Fed by queueURL.
+func rollupLoopLogic(queueURL string) json.RawMessage {
+	d := rollups.Definition(queueURL, false)
+	d["scopes"] = append([][]string{{"run"}}, d["scopes"].([][]string)...)
+	d["metrics"] = append(slices.Clone(d["metrics"].([]string)), "events")
+	def, _ := json.Marshal(d)
+	return def
+}
 
 var rollupRuns atomic.Int64 // names each run's rollup and queue apart
 
@@ -95,6 +127,9 @@ func rollupQueue(ctx context.Context, l load) (outcome, error) {
 	}
 	defer func() { _ = sqsc[0].DeleteQueue(context.WithoutCancel(ctx), qurl) }()
 	def := rollupDefinition(qurl)
+	if rollupShape == "looplogic" {
+		def = rollupLoopLogic(qurl)
+	}
 	// A node starts consuming a rollup's queue at once when the rollup is
 	// defined through it, and within 5 s otherwise: the same definition
 	// through every node (the first creates it, the others replace it
@@ -251,10 +286,14 @@ func rollupQueue(ctx context.Context, l load) (outcome, error) {
 type rollupCounts struct {
 	events, plays int64
 	by            map[string]map[string][2]int64 // dimension → value → counts
+	// viewers are the events' distinct viewers (sent); read, the run's
+	// all-time viewers and first_time (the LoopLogic shape only).
+	viewers           map[string]bool
+	distinct, firstTs int64
 }
 
 func newRollupCounts() *rollupCounts {
-	c := &rollupCounts{by: map[string]map[string][2]int64{}}
+	c := &rollupCounts{by: map[string]map[string][2]int64{}, viewers: map[string]bool{}}
 	for _, d := range rollupDimensions {
 		c.by[d] = map[string][2]int64{}
 	}
@@ -265,6 +304,9 @@ func newRollupCounts() *rollupCounts {
 // dimension values, int plays).
 func (c *rollupCounts) add(e map[string]any) {
 	plays, _ := e["plays"].(int)
+	if v, ok := e["viewer"].(string); ok {
+		c.viewers[v] = true
+	}
 	c.events++
 	c.plays += int64(plays)
 	for _, d := range rollupDimensions {
@@ -276,6 +318,9 @@ func (c *rollupCounts) add(e map[string]any) {
 }
 
 func (c *rollupCounts) merge(o *rollupCounts) {
+	for v := range o.viewers {
+		c.viewers[v] = true
+	}
 	c.events += o.events
 	c.plays += o.plays
 	for d, vs := range o.by {
@@ -299,6 +344,9 @@ func compareRollup(want *rollupCounts, uncertain int64, got *rollupCounts) []str
 	}
 	if got.events != want.events || got.plays != want.plays {
 		diffs = append(diffs, fmt.Sprintf("in all: %d events, %d plays counted; want %d, %d", got.events, got.plays, want.events, want.plays))
+	}
+	if n := int64(len(want.viewers)); rollupShape == "looplogic" && (got.distinct != n || got.firstTs != n) {
+		diffs = append(diffs, fmt.Sprintf("in all: %d viewers, %d first-time viewers counted; want %d distinct viewers", got.distinct, got.firstTs, n))
 	}
 	for _, d := range rollupDimensions {
 		values := slices.Sorted(maps.Keys(want.by[d]))
@@ -340,6 +388,20 @@ func rollupRead(ctx context.Context, c *client.Client, name, run string) (*rollu
 	if got.events, got.plays, err = rollupTotal(ctx, c, name, run); err != nil {
 		return nil, err
 	}
+	if rollupShape == "looplogic" {
+		raw, err := c.QueryRollup(ctx, name, "totals", url.Values{"scope.run": {run}, "unit": {"all"}, "metrics": {"viewers,first_time"}})
+		if err != nil {
+			return nil, err
+		}
+		var t rollup.Totals
+		if err := json.Unmarshal(raw, &t); err != nil {
+			return nil, err
+		}
+		if len(t.Values) != 2 {
+			return nil, fmt.Errorf("totals: %d values, want 2 (viewers, first_time)", len(t.Values))
+		}
+		got.distinct, got.firstTs = t.Values[0], t.Values[1]
+	}
 	for _, d := range rollupDimensions {
 		for offset := 0; ; {
 			q := url.Values{"scope.run": {run}, "unit": {"all"}, "dimension": {d}, "order_by": {"events"}, "n": {"1000"}}
@@ -354,14 +416,15 @@ func rollupRead(ctx context.Context, c *client.Client, name, run string) (*rollu
 			if err := json.Unmarshal(raw, &top); err != nil {
 				return nil, err
 			}
-			if !slices.Equal(top.Metrics, []string{"events", "plays"}) {
-				return nil, fmt.Errorf("top %s: metrics %v, want events, plays", d, top.Metrics)
+			ev, pl := slices.Index(top.Metrics, "events"), slices.Index(top.Metrics, "plays")
+			if ev < 0 || pl < 0 {
+				return nil, fmt.Errorf("top %s: metrics %v, want events and plays among them", d, top.Metrics)
 			}
 			for _, v := range top.Values {
-				if len(v.Values) != 2 {
-					return nil, fmt.Errorf("top %s: %q has %d values, want 2", d, v.Value, len(v.Values))
+				if len(v.Values) != len(top.Metrics) {
+					return nil, fmt.Errorf("top %s: %q has %d values, want %d", d, v.Value, len(v.Values), len(top.Metrics))
 				}
-				got.by[d][v.Value] = [2]int64{v.Values[0], v.Values[1]}
+				got.by[d][v.Value] = [2]int64{v.Values[ev], v.Values[pl]}
 			}
 			if top.Next <= offset {
 				break

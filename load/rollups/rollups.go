@@ -66,6 +66,17 @@ var (
 		"likes", "comments", "ads_started", "ads_completed", "buffering", "errors", "viewers", "first_time", "returning"}
 )
 
+// Definition returns the LoopLogic-shaped definition Run defines, fed by
+// queueURL (none if ""), with the distinct metrics unless plain: for
+// load generators of their own (bench/scale's rollup-queue).
+func Definition(queueURL string, plain bool) map[string]any {
+	d := definition(queueURL, plain)
+	if queueURL == "" {
+		delete(d, "sources")
+	}
+	return d
+}
+
 func definition(queueURL string, plain bool) map[string]any {
 	d := map[string]any{
 		"event":      map[string]string{"id": "id", "time": "time"},
