@@ -16,7 +16,9 @@ import (
 	"github.com/heraldmq/herald/rollup"
 )
 
-// One committer per rollup. Commits to a rollup are serialised by the
+// One committer per commit shard of a rollup (rollup/shard.go: each shard
+// is, for everything below, a rollup of its own, keyed by its ID; a rollup
+// of one shard has one committer). Commits to a rollup are serialised by the
 // transaction on its sequence (rollup_commit.go), which stays exact
 // whatever number of nodes commit; but nodes committing at once lose the
 // transaction to each other, catch up and try again, and that contention,

@@ -4,7 +4,11 @@ package cassandrastore
 // rows, events and commit log are keyed by its definition's ID, never
 // reused, so a rollup defined again starts empty.
 //
-// Commits are serialised per rollup by rollup_seq, a lightweight
+// Commits are serialised per commit shard of a rollup (rollup/shard.go;
+// the tables of a shard's commits, rollup_seq to rollup_pending, and its
+// rollup_events and rollup_last_firing, are keyed by the shard's ID,
+// rollup.Definition.ShardID, the rollup's own for shard 0; the rows and
+// the values seen by the rollup's) by rollup_seq, a lightweight
 // transaction per commit (rollup_commit.go has the protocol): each row of
 // rollup_cells holds an absolute value written USING TIMESTAMP of the
 // commit's sequence number, so a late or repeated write of an older commit

@@ -483,7 +483,9 @@ func (s *Service) commitShard(ctx context.Context, d *Definition, k int, keys []
 				// retrying would refuse it again.
 				return nil, nil, herald.Errorf(herald.EInternal, "rollup %s: commit refused for events already dropped: %v", d.Name, dup.Committed)
 			}
-			s.Stats.Raced.Add(int64(fresh))
+			if k == 0 { // every shard meets the same events: counted once
+				s.Stats.Raced.Add(int64(fresh))
+			}
 			continue
 		}
 		if err != nil {

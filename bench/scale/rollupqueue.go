@@ -29,12 +29,12 @@ const (
 	// under rollupBacklog of the rate counted so far (at least
 	// rollupMinBacklog): enough that every node's consumer always finds a
 	// batch waiting, and the queue drains within seconds at the end.
-	rollupBacklog    = 2 * time.Second
-	rollupMinBacklog = 1000
-	rollupPoll       = 100 * time.Millisecond // how often the senders' gate reads the count
-	rollupSettle     = time.Minute            // longest wait for the count once the last event is sent
-	rollupVisible    = 10 * time.Second       // longest wait, once the total matched, for every other row to match
-	rollupProbeEvery = 200 * time.Millisecond // paced: the most often a freshness probe is sent
+	rollupBacklog     = 2 * time.Second
+	rollupMinBacklog  = 1000
+	rollupPoll        = 100 * time.Millisecond // how often the senders' gate reads the count
+	rollupSettlePlain = time.Minute            // longest wait for the count once the last event is sent
+	rollupVisible     = 10 * time.Second       // longest wait, once the total matched, for every other row to match
+	rollupProbeEvery  = 200 * time.Millisecond // paced: the most often a freshness probe is sent
 )
 
 // rollupDimensions are the dimensions the check compares each value of
@@ -43,16 +43,24 @@ const (
 var rollupDimensions = []string{"channel", "country", "city"}
 
 // rollupShape is --rollup-shape: "plain" (rollupDefinition's) or
-// "looplogic" (LoopLogic's, rollupLoopLogic).
-var rollupShape = "plain"
+// "looplogic" (LoopLogic's, rollupLoopLogic). LoopLogic's events cost
+// about 40 times the plain shape's to count, so its gate's least backlog
+// is smaller and its longest wait for the count longer.
+var (
+	rollupShape     = "plain"
+	rollupMinQueued = int64(rollupMinBacklog)
+	rollupSettle    = rollupSettlePlain
+)
 
 // setRollupShape checks and sets --rollup-shape.
 func setRollupShape(s string) error {
 	switch s {
 	case "plain":
 		rollupDimensions = []string{"channel", "country", "city"}
+		rollupMinQueued, rollupSettle = rollupMinBacklog, rollupSettlePlain
 	case "looplogic":
 		rollupDimensions = []string{"country", "city", "site"}
+		rollupMinQueued, rollupSettle = rollupMinBacklog/10, 3*time.Minute
 	default:
 		return fmt.Errorf("--rollup-shape %q: want plain or looplogic", s)
 	}
@@ -448,7 +456,7 @@ type rollupGate struct {
 }
 
 func newRollupGate() *rollupGate {
-	return &rollupGate{bound: rollupMinBacklog, changed: make(chan struct{}), started: time.Now()}
+	return &rollupGate{bound: rollupMinQueued, changed: make(chan struct{}), started: time.Now()}
 }
 
 // acquire reserves n events, waiting while the backlog is full (a sender
@@ -485,7 +493,7 @@ func (g *rollupGate) update(counted int64, now time.Time) {
 	defer g.mu.Unlock()
 	g.counted = counted
 	if secs := now.Sub(g.started).Seconds(); secs > 0 {
-		g.bound = max(rollupMinBacklog, int64(float64(counted)/secs*rollupBacklog.Seconds()))
+		g.bound = max(rollupMinQueued, int64(float64(counted)/secs*rollupBacklog.Seconds()))
 	}
 	g.wake()
 }
