@@ -78,6 +78,11 @@ func (rs *rollupStore) recordID(at time.Time) gocql.UUID {
 	return gocql.TimeUUIDWith(at.UnixNano()/100+gregorian, rs.clockSeq.Add(1), rs.node[:6])
 }
 
+// leaseCheck is how often a writer waiting for its record's outcome
+// reads whether anybody holds the lease (taking it if not): a lease given
+// up for balance (rebalance) is free until a writer notices.
+func leaseCheck(ttl time.Duration) time.Duration { return min(ttl/2, 250*time.Millisecond) }
+
 // inboxRec names one record of the inbox.
 type inboxRec struct {
 	rollup uuid.UUID
@@ -149,7 +154,7 @@ func (rs *rollupStore) submit(ctx context.Context, c *conn, f *folder, d *rollup
 	}
 	rs.Submitted.Add(1)
 	giveUp := at.Add(submitPatience(rs.leaseTTL))
-	checkLease := at.Add(rs.leaseTTL / 2)
+	checkLease := at.Add(leaseCheck(rs.leaseTTL))
 	for attempt := 0; ; attempt++ {
 		wait := min(lossBackoff(attempt), outcomePollMax)
 		if !herald.Sleep(ctx, time.Duration(rand.Int64N(int64(wait)))+time.Millisecond) {
@@ -177,7 +182,7 @@ func (rs *rollupStore) submit(ctx context.Context, c *conn, f *folder, d *rollup
 			return rs.commitDirect(ctx, c, d, b, now)
 		}
 		if time.Now().After(checkLease) {
-			checkLease = time.Now().Add(rs.leaseTTL / 2)
+			checkLease = time.Now().Add(leaseCheck(rs.leaseTTL))
 			if held, err := rs.leaseHeld(ctx, c, f.id); err == nil && !held {
 				// The holder is gone: this node takes over, and its
 				// fold loop reads this record back.

@@ -29,12 +29,12 @@ const (
 	// under rollupBacklog of the rate counted so far (at least
 	// rollupMinBacklog): enough that every node's consumer always finds a
 	// batch waiting, and the queue drains within seconds at the end.
-	rollupBacklog     = 2 * time.Second
-	rollupMinBacklog  = 1000
-	rollupPoll        = 100 * time.Millisecond // how often the senders' gate reads the count
-	rollupSettlePlain = time.Minute            // longest wait for the count once the last event is sent
-	rollupVisible     = 10 * time.Second       // longest wait, once the total matched, for every other row to match
-	rollupProbeEvery  = 200 * time.Millisecond // paced: the most often a freshness probe is sent
+	rollupBacklogPlain = 2 * time.Second
+	rollupMinBacklog   = 1000
+	rollupPoll         = 100 * time.Millisecond // how often the senders' gate reads the count
+	rollupSettlePlain  = time.Minute            // longest wait for the count once the last event is sent
+	rollupVisible      = 10 * time.Second       // longest wait, once the total matched, for every other row to match
+	rollupProbeEvery   = 200 * time.Millisecond // paced: the most often a freshness probe is sent
 )
 
 // rollupDimensions are the dimensions the check compares each value of
@@ -44,12 +44,13 @@ var rollupDimensions = []string{"channel", "country", "city"}
 
 // rollupShape is --rollup-shape: "plain" (rollupDefinition's) or
 // "looplogic" (LoopLogic's, rollupLoopLogic). LoopLogic's events cost
-// about 40 times the plain shape's to count, so its gate's least backlog
-// is smaller and its longest wait for the count longer.
+// about 100 times the plain shape's to count (Herald's CPU), so its gate
+// and its wait for the count are set apart (setRollupShape).
 var (
 	rollupShape     = "plain"
 	rollupMinQueued = int64(rollupMinBacklog)
 	rollupSettle    = rollupSettlePlain
+	rollupBacklog   = rollupBacklogPlain
 )
 
 // setRollupShape checks and sets --rollup-shape.
@@ -57,10 +58,14 @@ func setRollupShape(s string) error {
 	switch s {
 	case "plain":
 		rollupDimensions = []string{"channel", "country", "city"}
-		rollupMinQueued, rollupSettle = rollupMinBacklog, rollupSettlePlain
+		rollupMinQueued, rollupSettle, rollupBacklog = rollupMinBacklog, rollupSettlePlain, rollupBacklogPlain
 	case "looplogic":
 		rollupDimensions = []string{"country", "city", "site"}
-		rollupMinQueued, rollupSettle = rollupMinBacklog/10, 3*time.Minute
+		// A commit of a batch of these events takes seconds on a node
+		// of 0.15 cores: the backlog must cover that for every node's
+		// consumer to find a batch waiting (Little's law), so 20 s of
+		// the rate counted so far, at least 400 events.
+		rollupMinQueued, rollupSettle, rollupBacklog = 400, 3*time.Minute, 20*time.Second
 	default:
 		return fmt.Errorf("--rollup-shape %q: want plain or looplogic", s)
 	}

@@ -111,7 +111,7 @@ func openCassandra(ctx context.Context, c storeConfig, aws awsConfig, log *slog.
 		notifier:     notifier,
 		topics:       st.Topics(),
 		rollups:      st.Rollups(),
-		rollupShards: cmp.Or(c.rollupShards, 4),
+		rollupShards: cmp.Or(c.rollupShards, 1),
 		ready:        st.Ready,
 		breaker:      breaker,
 		collectors:   []prometheus.Collector{st.Collector()},

@@ -46,7 +46,7 @@ func (c *storeConfig) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.cassandraPassword, "cassandra-password", "", "Cassandra password (prefer the environment variable)")
 	fs.DurationVar(&c.cassandraTimeout, "cassandra-timeout", 5*time.Second, "timeout of each Cassandra query")
 	fs.IntVar(&c.cassandraConns, "cassandra-connections", 2, "connections to each Cassandra host (1 to 16): fewer carry more statements per system call")
-	fs.IntVar(&c.rollupShards, "rollup-commit-shards", 0, "commit shards of a rollup whose definition does not say (commit_shards, fixed when it is created; docs/rollups.md): 1 to 64; 0 is the engine's default, 1 embedded, 4 on Cassandra, where different shards of one rollup commit on different nodes")
+	fs.IntVar(&c.rollupShards, "rollup-commit-shards", 1, "commit shards of a rollup whose definition does not say (commit_shards, fixed when it is created; docs/rollups.md): 1 to 64. On Cassandra different shards of one rollup commit on different nodes: worth it for rollups whose events update many rows (LoopLogic's shape) fed from more nodes than one committer keeps up with; each shard costs a record of every event")
 	fs.StringVar(&c.rollupCommit, "cassandra-rollup-commit", "one", "who commits a rollup's batches on Cassandra: one (the node holding the rollup's lease, for every node; docs/rollups.md) or each (every node its own, contending for the commit sequence; for comparisons)")
 }
 
