@@ -426,9 +426,25 @@ func (s *Service) commitWith(ctx context.Context, d *Definition, events []Event,
 	counted := make([]map[string]bool, n)
 	batches := make([]*Batch, n)
 	errs := make([]error, n)
+	// The first attempt of every shard: the events expanded once, their
+	// rows split by shard (a shard's retries, rarer, expand them again).
+	var first []*Batch
+	if n > 1 {
+		all := NewSplitBatch(d)
+		for _, e := range events {
+			add(all, e, now)
+		}
+		first = all.Split()
+	}
 	var wg sync.WaitGroup
 	for k := range n {
-		wg.Go(func() { batches[k], counted[k], errs[k] = s.commitShard(ctx, d, k, keys, events, now, add) })
+		wg.Go(func() {
+			var b *Batch
+			if first != nil {
+				b = first[k]
+			}
+			batches[k], counted[k], errs[k] = s.commitShard(ctx, d, k, keys, events, b, now, add)
+		})
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
@@ -454,18 +470,23 @@ func (s *Service) commitWith(ctx context.Context, d *Definition, events []Event,
 
 // commitShard commits commit shard k of events (keys are theirs) and
 // returns the batch it committed (nil: none) and the IDs it counted.
-func (s *Service) commitShard(ctx context.Context, d *Definition, k int, keys []EventKey, events []Event, now time.Time, add func(*Batch, Event, time.Time) bool) (*Batch, map[string]bool, error) {
+// first, if not nil, is the shard's batch of every event (Split).
+func (s *Service) commitShard(ctx context.Context, d *Definition, k int, keys []EventKey, events []Event, first *Batch, now time.Time, add func(*Batch, Event, time.Time) bool) (*Batch, map[string]bool, error) {
 	done, err := s.store.Committed(ctx, d, k, keys, now)
 	if err != nil {
 		return nil, nil, err
 	}
 	for {
-		b := NewShardBatch(d, k)
-		for _, e := range events {
-			if !done[e.ID] {
-				add(b, e, now)
+		b := first
+		if first == nil || len(done) > 0 {
+			b = NewShardBatch(d, k)
+			for _, e := range events {
+				if !done[e.ID] {
+					add(b, e, now)
+				}
 			}
 		}
+		first = nil
 		if b.Events == 0 {
 			return nil, map[string]bool{}, nil
 		}

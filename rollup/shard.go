@@ -2,6 +2,7 @@ package rollup
 
 import (
 	"encoding/binary"
+	"maps"
 	"hash/fnv"
 	"strconv"
 
@@ -77,5 +78,39 @@ func (b *Batch) Shard() int { return b.shard }
 
 // inShard reports whether row r belongs to b's shard.
 func (b *Batch) inShard(r Row) bool {
-	return b.def.CommitShards <= 1 || b.def.ShardOf(r) == b.shard
+	return b.shard == allShards || b.def.CommitShards <= 1 || b.def.ShardOf(r) == b.shard
 }
+
+// Split returns b's events as one batch per commit shard of its rollup:
+// each holds every event's ID, and the rows and sights of its shard,
+// as NewShardBatch and Add would make them, the rows expanded once.
+// b must be a batch of every row (NewBatch of a rollup of one shard,
+// or SplitBatch's), not resolved yet; the batches share b's sums.
+func (b *Batch) Split() []*Batch {
+	d := b.def
+	out := make([]*Batch, d.Shards())
+	for k := range out {
+		s := NewShardBatch(d, k)
+		maps.Copy(s.ids, b.ids)
+		s.Events, s.Duplicates, s.Expired = b.Events, b.Duplicates, b.Expired
+		out[k] = s
+	}
+	for r, sums := range b.rows {
+		out[d.ShardOf(r)].rows[r] = sums
+	}
+	for x, at := range b.sights {
+		out[d.ShardOf(x.Set)].sights[x] = at
+	}
+	return out
+}
+
+// NewSplitBatch returns an empty batch of every row of d's events, for
+// Split (Add on it counts every shard's rows).
+func NewSplitBatch(d *Definition) *Batch {
+	b := NewBatch(d)
+	b.shard = allShards
+	return b
+}
+
+// allShards is the shard of a batch of every row (NewSplitBatch).
+const allShards = -1

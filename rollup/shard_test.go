@@ -16,7 +16,8 @@ func shardedVisits(t *testing.T) *Definition {
 
 // The batches of a rollup's commit shards split the rows and sights of
 // one unsharded batch of the same events between them, each row and
-// sight in exactly one, with the same sums; each holds every event's ID.
+// sight in exactly one, with the same sums; each holds every event's ID;
+// Split of one batch of every row makes the same batches.
 func TestShardBatchesPartitionTheRowsAndSights(t *testing.T) {
 	d := shardedVisits(t)
 	one := *d
@@ -58,6 +59,17 @@ func TestShardBatchesPartitionTheRowsAndSights(t *testing.T) {
 				t.Fatalf("sight %+v in shard %d: twice, or its set's shard is %d", x, k, d.ShardOf(x.Set))
 			}
 			sights[x] = at
+		}
+	}
+	// Split of one batch of every row gives the same batches.
+	all := NewSplitBatch(d)
+	for _, e := range events {
+		all.Add(e, now)
+	}
+	for k, b := range all.Split() {
+		if b.Shard() != k || b.Events != shards[k].Events || !maps.Equal(b.ids, shards[k].ids) ||
+			!maps.EqualFunc(b.Rows(), shards[k].Rows(), slices.Equal) || !maps.EqualFunc(b.Sights(), shards[k].Sights(), time.Time.Equal) {
+			t.Fatalf("Split's shard %d differs from NewShardBatch's", k)
 		}
 	}
 	if !maps.EqualFunc(rows, whole.Rows(), slices.Equal) {

@@ -114,7 +114,7 @@ func openCassandra(ctx context.Context, c storeConfig, aws awsConfig, log *slog.
 		rollupShards: cmp.Or(c.rollupShards, 1),
 		ready:        st.Ready,
 		breaker:      breaker,
-		collectors:   []prometheus.Collector{st.Collector()},
+		collectors:   append([]prometheus.Collector{st.Collector()}, st.RollupCollectors()...),
 		close: func() {
 			for _, f := range closers {
 				f()
