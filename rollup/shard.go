@@ -2,8 +2,8 @@ package rollup
 
 import (
 	"encoding/binary"
-	"maps"
 	"hash/fnv"
+	"maps"
 	"strconv"
 
 	"github.com/google/uuid"
