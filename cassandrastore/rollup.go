@@ -33,6 +33,9 @@ type rollupStore struct {
 	// failApply, when set (tests), runs between a commit's transaction
 	// and its writes: an error stops the commit there, as a node dying.
 	failApply func() error
+	// landEventsOnly, when set (tests), makes a commit's writes land in
+	// part: its event records, not its rows, then fail.
+	landEventsOnly bool
 
 	// The committer of each rollup (rollup_fold.go): node names this
 	// store's leases; folders are by rollup ID.
@@ -51,6 +54,9 @@ type rollupStore struct {
 	// pauseFold, when set (tests), stops a lease holder reading the
 	// inbox, as a holder that hangs.
 	pauseFold atomic.Bool
+	// slowFold, when set (tests), runs before each commit of a fold
+	// loop: a commit that takes long.
+	slowFold atomic.Pointer[func()]
 
 	// Folds counts the commits of fold loops, Folded the batches they
 	// took, Submitted the batches this node handed to another's, Leases
@@ -356,7 +362,27 @@ func (rs *rollupStore) Committed(ctx context.Context, d *rollup.Definition, shar
 	if err != nil {
 		return nil, herald.Unavailable(op, err)
 	}
+	if len(out) > 0 {
+		// Events committed before come again (a redelivery, a retry):
+		// the commit that took them may not have landed (its node's
+		// writes failed after its transaction, and the source was told
+		// so). Their counts are made visible before the caller takes
+		// them as done and acknowledges them: the shard is brought up
+		// to its last commit, applying its record if it did not land.
+		if err := rs.catchUp(ctx, c, d, shard); err != nil {
+			return nil, err
+		}
+	}
 	return out, nil
+}
+
+// catchUp brings this node's writer of d's commit shard up to the shard's
+// last commit, applying that commit's record unless it landed (sync).
+func (rs *rollupStore) catchUp(ctx context.Context, c *conn, d *rollup.Definition, shard int) error {
+	w := rs.writer(d, shard)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return rs.sync(ctx, c, d, w)
 }
 
 // readRows reads rows of d, one query per partition and 100 values,

@@ -205,6 +205,11 @@ func (rs *rollupStore) commitDirect(ctx context.Context, c *conn, d *rollup.Defi
 			return herald.Unavailable(op, err)
 		}
 		if len(done) > 0 {
+			// As in Committed: the commit that recorded them may not
+			// have landed whole; it has once the writer is synced.
+			if err := rs.sync(ctx, c, d, w); err != nil {
+				return err
+			}
 			dup := &rollup.ErrDuplicate{}
 			for id := range done {
 				dup.Committed = append(dup.Committed, id)
@@ -639,6 +644,20 @@ func (rs *rollupStore) apply(ctx context.Context, c *conn, d *rollup.Definition,
 	rs.addSights(&ws, d, seq, body, wall)
 	if err := rs.addLastFirings(&ws, sid, seq, body.firings); err != nil {
 		return err
+	}
+	if rs.landEventsOnly {
+		var events writeSet
+		for part, i := range ws.index {
+			if part[0] == 'e' {
+				for _, st := range ws.groups[i] {
+					events.add(part, st.cql, st.args...)
+				}
+			}
+		}
+		if err := c.execN(ctx, &events, rollupReadWorkers); err != nil {
+			return err
+		}
+		return errors.New("injected: the rows' writes failed")
 	}
 	if err := c.execN(ctx, &ws, rollupReadWorkers); err != nil {
 		return err

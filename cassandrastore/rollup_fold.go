@@ -75,6 +75,14 @@ const (
 // and a half by when a writer has taken over from a holder that died.
 func submitPatience(leaseTTL time.Duration) time.Duration { return 2 * leaseTTL }
 
+// takenPatience is how long a writer waits, once the committer marked its
+// record taken, before it commits the batch itself: a committer busy with
+// heavy commits may take longer than submitPatience to reach a record it
+// read, and a writer committing it meanwhile would contend with it. A
+// committer that died after taking it is replaced within a lease period,
+// and its successor reads back records taken but without an outcome.
+func takenPatience(leaseTTL time.Duration) time.Duration { return 12 * leaseTTL }
+
 var (
 	errLostLease = errors.New("rollup: this node no longer holds the lease")
 	errFoldStop  = errors.New("rollup: the store closed")
@@ -321,7 +329,43 @@ func (f *folder) loop() {
 	w.mu.Lock()
 	w.known = false
 	w.mu.Unlock()
-	renewAt := time.Now().Add(ttl / 3)
+	// The lease is renewed on its own schedule, every third of its
+	// length, whatever a fold takes: a commit of heavy events on a
+	// node of little CPU takes seconds, and a lease renewed only between
+	// folds lapsed during one (the lease then moved at every fold, and
+	// writers gave up waiting and committed themselves).
+	lost := make(chan struct{})
+	renewing := make(chan struct{})
+	renewed := make(chan struct{})
+	go func() {
+		defer close(renewed)
+		t := time.NewTicker(ttl / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-renewing:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			c, err := rs.st.enter(ctx, "rollup lease")
+			ok := false
+			if err == nil {
+				ok, err = rs.renewLease(ctx, c, f.id)
+			}
+			if err != nil || !ok {
+				close(lost)
+				select {
+				case f.wake <- struct{}{}:
+				default:
+				}
+				return
+			}
+		}
+	}()
+	defer func() { close(renewing); <-renewed }()
+	balanceAt := time.Now().Add(ttl / 3)
 	lastWork := time.Now()
 	// The inbox is read on its own schedule, every foldPollMin while it
 	// has records, backing off to foldPollMax: a batch of this node's
@@ -353,7 +397,14 @@ func (f *folder) loop() {
 			stop(err) // not connected: the lease ends with its TTL
 			return
 		}
-		if time.Now().After(renewAt) {
+		select {
+		case <-lost:
+			stop(errLostLease)
+			return
+		default:
+		}
+		if time.Now().After(balanceAt) {
+			balanceAt = time.Now().Add(ttl / 3)
 			if d := f.definition(); d.Shards() > 1 && rs.overHeld(f.rollup, d.Shards()) && rs.releaseLease(ctx, c, f.id) == nil {
 				// Over this node's share: another node takes the shard
 				// (its writer finds the lease free), while this one
@@ -365,11 +416,6 @@ func (f *folder) loop() {
 				stop(errLostLease)
 				return
 			}
-			if ok, err := rs.renewLease(ctx, c, f.id); err != nil || !ok {
-				stop(errLostLease)
-				return
-			}
-			renewAt = time.Now().Add(ttl / 3)
 		}
 		f.mu.Lock()
 		local := f.queue
@@ -445,6 +491,9 @@ func (rs *rollupStore) fold(ctx context.Context, c *conn, d *rollup.Definition, 
 			// to d).
 			merged = in[0].b
 		}
+		if slow := rs.slowFold.Load(); slow != nil {
+			(*slow)()
+		}
 		err := rs.commitDirect(ctx, c, d, merged, now)
 		if dup, ok := rollup.IsDuplicate(err); ok {
 			committed := map[string]bool{}
@@ -505,6 +554,7 @@ func (rs *rollupStore) finish(ctx context.Context, c *conn, r *foldReq, err erro
 // Outcomes of an inbox record, as its writer reads them.
 const (
 	outcomeCommitted = "committed"
+	outcomeTaken     = "taken" // not final: the committer read the record (takenPatience)
 	outcomeDup       = "duplicates"  // then Sep and the IDs, joined by rollup.Sep
 	outcomeGone      = "gone"        // the rollup was deleted
 	outcomeFailed    = "unavailable" // then Sep and the reason

@@ -322,3 +322,34 @@ func TestRollupShardsCommitOnTwoNodesAtOnce(t *testing.T) {
 		t.Errorf("node a gave up %d leases (want 2 or more), node b committed %d folds (want some)", a.rollups.Handoffs.Load(), b.rollups.Folds.Load())
 	}
 }
+
+// TestRollupLeaseHeldThroughALongCommit: a holder whose commit takes
+// longer than its lease and than a writer's patience (heavy events on a
+// node of little CPU) keeps the lease, renewed on its own schedule, and
+// the writer whose record it took waits for the outcome instead of
+// committing the batch itself: no lease moves, no transaction is lost,
+// no batch falls back, and the count is exact.
+func TestRollupLeaseHeldThroughALongCommit(t *testing.T) {
+	a, b := sharedNode(t), sharedNode(t)
+	a.rollups.leaseTTL, b.rollups.leaseTTL = 2*time.Second, 2*time.Second
+	d := testRollup(t, a)
+	if err := commitPlays(t.Context(), a.Rollups(), d, "c", "e1"); err != nil { // a holds the lease
+		t.Fatal(err)
+	}
+	long := func() { time.Sleep(5 * time.Second) } // 2.5 leases; past b's submitPatience (4 s)
+	a.rollups.slowFold.Store(&long)
+	if err := commitPlays(t.Context(), b.Rollups(), d, "c", "e2", "e3"); err != nil {
+		t.Fatalf("b's commit: %v", err)
+	}
+	a.rollups.slowFold.Store(nil)
+	if got := allTime(t, a.Rollups(), d, "c"); got != 3 {
+		t.Errorf("%d plays, want 3", got)
+	}
+	if b.rollups.Submitted.Load() != 1 || b.rollups.Fallbacks.Load() != 0 || b.rollups.Leases.Load() != 0 {
+		t.Errorf("b handed over %d batches, committed %d itself and took %d leases; want 1, 0, 0",
+			b.rollups.Submitted.Load(), b.rollups.Fallbacks.Load(), b.rollups.Leases.Load())
+	}
+	if a.rollups.Leases.Load() != 1 || a.rollups.Lost.Load() != 0 || leasesOf(a, d) != 1 {
+		t.Errorf("a took %d leases, lost %d transactions, holds %d leases; want 1, 0, 1", a.rollups.Leases.Load(), a.rollups.Lost.Load(), leasesOf(a, d))
+	}
+}

@@ -154,6 +154,7 @@ func (rs *rollupStore) submit(ctx context.Context, c *conn, f *folder, d *rollup
 	}
 	rs.Submitted.Add(1)
 	giveUp := at.Add(submitPatience(rs.leaseTTL))
+	taken := false
 	checkLease := at.Add(leaseCheck(rs.leaseTTL))
 	for attempt := 0; ; attempt++ {
 		wait := min(lossBackoff(attempt), outcomePollMax)
@@ -168,6 +169,11 @@ func (rs *rollupStore) submit(ctx context.Context, c *conn, f *folder, d *rollup
 			return herald.Unavailable(op, fmt.Errorf("the inbox record of this batch is gone"))
 		case err != nil:
 			return herald.Unavailable(op, err)
+		case outcome == outcomeTaken:
+			if !taken {
+				taken = true
+				giveUp = at.Add(takenPatience(rs.leaseTTL))
+			}
 		case outcome != "":
 			return errorOf(d, outcome)
 		}
@@ -178,7 +184,7 @@ func (rs *rollupStore) submit(ctx context.Context, c *conn, f *folder, d *rollup
 			// the holder fold the record too, whichever commits second
 			// finds its events committed.
 			rs.Fallbacks.Add(1)
-			rs.st.opts.Logger.Warn("rollup: no outcome from the rollup's committer; committing the batch here", "rollup", d.ID, "shard", f.shard, "waited", submitPatience(rs.leaseTTL))
+			rs.st.opts.Logger.Warn("rollup: no outcome from the rollup's committer; committing the batch here", "rollup", d.ID, "shard", f.shard, "waited", time.Since(at).Round(time.Millisecond), "taken", taken)
 			return rs.commitDirect(ctx, c, d, b, now)
 		}
 		if time.Now().After(checkLease) {
@@ -224,7 +230,7 @@ func (rs *rollupStore) scanInbox(ctx context.Context, c *conn, f *folder, d *rol
 		var nowMs int64
 		var outcome string
 		for it.Scan(&id, &metrics, &nowMs, &outcome) {
-			if _, ok := s.seen[id]; ok || outcome != "" {
+			if _, ok := s.seen[id]; ok || (outcome != "" && outcome != outcomeTaken) {
 				continue
 			}
 			todo = append(todo, pending{&inboxRec{rollup: f.id, slot: slot, id: id}, metrics, time.UnixMilli(nowMs)})
@@ -264,6 +270,9 @@ func (rs *rollupStore) scanInbox(ctx context.Context, c *conn, f *folder, d *rol
 		}
 		s.seen[p.rec.id] = p.rec.id.Time() // only records taken: a scan that failed reads them again
 		reqs = append(reqs, &foldReq{b: b, now: p.now, rec: p.rec})
+		// Tell the writer its batch is in hand (takenPatience); a write
+		// that fails only leaves it the shorter patience.
+		_ = rs.writeOutcome(ctx, c, p.rec, outcomeTaken)
 	}
 	return reqs, d, firstErr
 }

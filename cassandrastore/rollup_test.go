@@ -177,3 +177,37 @@ func TestRollupLargeCommitRecord(t *testing.T) {
 		t.Fatalf("the last city's row: %v, %v", got, err)
 	}
 }
+
+// TestRollupEventsCommittedButNotLandedAreMadeVisibleWhenSentAgain: a
+// commit whose writes landed in part (its event records, not its rows:
+// the node's writes failed after its transaction, and the caller was
+// told) leaves events that a redelivery finds committed; before they are
+// reported committed, on any node, the commit's record is applied, so a
+// source that then acknowledges them never leaves their counts unseen.
+func TestRollupEventsCommittedButNotLandedAreMadeVisibleWhenSentAgain(t *testing.T) {
+	a, b := directPair(t)
+	d := testRollup(t, a)
+	if err := commitPlays(t.Context(), a.Rollups(), d, "c", "e1"); err != nil {
+		t.Fatal(err)
+	}
+	a.rollups.landEventsOnly = true
+	at := time.Now() // the events' time, part of their identity
+	batch := rollup.NewBatch(d)
+	for _, id := range []string{"e2", "e3"} {
+		batch.Add(rollup.Event{ID: id, Time: at, Values: map[string]string{"channel": "c"}, Deltas: []int64{1}}, at)
+	}
+	if err := a.Rollups().Commit(t.Context(), d, batch, at); err == nil {
+		t.Fatal("the commit whose rows never landed succeeded")
+	}
+	a.rollups.landEventsOnly = false
+	if got := allTime(t, b.Rollups(), d, "c"); got != 1 {
+		t.Fatalf("%d plays before the redelivery, want 1 (the rows did not land)", got)
+	}
+	got, err := b.Rollups().Committed(t.Context(), d, 0, []rollup.EventKey{{ID: "e2", Time: at}, {ID: "e3", Time: at}}, at)
+	if err != nil || !got["e2"] || !got["e3"] {
+		t.Fatalf("Committed(e2, e3) = %v, %v; want both", got, err)
+	}
+	if got := allTime(t, b.Rollups(), d, "c"); got != 3 {
+		t.Fatalf("%d plays once the redelivery found its events committed, want 3", got)
+	}
+}

@@ -63,9 +63,9 @@ func setRollupShape(s string) error {
 		rollupDimensions = []string{"country", "city", "site"}
 		// A commit of a batch of these events takes seconds on a node
 		// of 0.15 cores: the backlog must cover that for every node's
-		// consumer to find a batch waiting (Little's law), so 20 s of
+		// consumer to find a batch waiting (Little's law), so 10 s of
 		// the rate counted so far, at least 400 events.
-		rollupMinQueued, rollupSettle, rollupBacklog = 400, 3*time.Minute, 20*time.Second
+		rollupMinQueued, rollupSettle, rollupBacklog = 400, 3*time.Minute, 10*time.Second
 	default:
 		return fmt.Errorf("--rollup-shape %q: want plain or looplogic", s)
 	}
