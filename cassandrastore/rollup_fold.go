@@ -554,7 +554,7 @@ func (rs *rollupStore) finish(ctx context.Context, c *conn, r *foldReq, err erro
 // Outcomes of an inbox record, as its writer reads them.
 const (
 	outcomeCommitted = "committed"
-	outcomeTaken     = "taken" // not final: the committer read the record (takenPatience)
+	outcomeTaken     = "taken"       // not final: the committer read the record (takenPatience)
 	outcomeDup       = "duplicates"  // then Sep and the IDs, joined by rollup.Sep
 	outcomeGone      = "gone"        // the rollup was deleted
 	outcomeFailed    = "unavailable" // then Sep and the reason
