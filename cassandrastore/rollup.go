@@ -377,12 +377,39 @@ func (rs *rollupStore) Committed(ctx context.Context, d *rollup.Definition, shar
 }
 
 // catchUp brings this node's writer of d's commit shard up to the shard's
-// last commit, applying that commit's record unless it landed (sync).
+// last commit, applying that commit's record unless it landed (sync):
+// only when it did not (two plain reads tell), so that finding
+// duplicates neither waits for a commit in progress on this node nor
+// costs a serial read.
 func (rs *rollupStore) catchUp(ctx context.Context, c *conn, d *rollup.Definition, shard int) error {
+	done, err := rs.landed(ctx, c, d.ShardID(shard))
+	if err != nil || done {
+		return err
+	}
 	w := rs.writer(d, shard)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return rs.sync(ctx, c, d, w)
+}
+
+// landed reports whether the last commit of commit shard sid landed
+// whole: rollup_applied has reached rollup_seq (a plain read of each; a
+// shard never committed to has landed).
+func (rs *rollupStore) landed(ctx context.Context, c *conn, sid uuid.UUID) (bool, error) {
+	const op = "rollup events"
+	var seq, applied int64
+	err := c.s.Query(rs.cql(`SELECT seq FROM %s.rollup_seq WHERE rollup_id = ?`), cqlUUID(sid)).WithContext(ctx).Scan(&seq)
+	switch {
+	case err == gocql.ErrNotFound:
+		return true, nil
+	case err != nil:
+		return false, herald.Unavailable(op, err)
+	}
+	err = c.s.Query(rs.cql(`SELECT seq FROM %s.rollup_applied WHERE rollup_id = ?`), cqlUUID(sid)).WithContext(ctx).Scan(&applied)
+	if err != nil && err != gocql.ErrNotFound {
+		return false, herald.Unavailable(op, err)
+	}
+	return applied >= seq, nil
 }
 
 // readRows reads rows of d, one query per partition and 100 values,

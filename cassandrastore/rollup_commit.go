@@ -207,8 +207,12 @@ func (rs *rollupStore) commitDirect(ctx context.Context, c *conn, d *rollup.Defi
 		if len(done) > 0 {
 			// As in Committed: the commit that recorded them may not
 			// have landed whole; it has once the writer is synced.
-			if err := rs.sync(ctx, c, d, w); err != nil {
+			if landed, err := rs.landed(ctx, c, w.sid); err != nil {
 				return err
+			} else if !landed {
+				if err := rs.sync(ctx, c, d, w); err != nil {
+					return err
+				}
 			}
 			dup := &rollup.ErrDuplicate{}
 			for id := range done {
