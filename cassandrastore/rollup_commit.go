@@ -471,10 +471,11 @@ func (rs *rollupStore) sync(ctx context.Context, c *conn, d *rollup.Definition, 
 		if w.shard > 0 {
 			// Not for a rollup deleted meanwhile (its own sequence, shard
 			// 0's, says so).
-			if gone, derr := rs.isDeleted(ctx, c, d.ID); derr != nil || gone {
-				if derr != nil {
-					return herald.Unavailable(op, derr)
-				}
+			gone, derr := rs.isDeleted(ctx, c, d.ID)
+			if derr != nil {
+				return herald.Unavailable(op, derr)
+			}
+			if gone {
 				return notFoundRollup(d.Account, d.Name)
 			}
 		}

@@ -138,12 +138,7 @@ const claimDelay = 25 * time.Millisecond
 func (rs *rollupStore) claims(id uuid.UUID, add bool) int {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
-	n := rs.claiming[id]
-	for _, f := range rs.folders {
-		if f.rollup == id && f.isLeading() {
-			n++
-		}
-	}
+	n := rs.claiming[id] + rs.leadingOf(id)
 	if add {
 		rs.claiming[id]++
 	}
@@ -192,14 +187,20 @@ func (rs *rollupStore) overHeld(id uuid.UUID, shards int) bool {
 			nodes++
 		}
 	}
-	held := 0
+	share := (shards + nodes - 1) / nodes
+	return rs.leadingOf(id) > share
+}
+
+// leadingOf counts the leases of rollup id's shards this node holds; the
+// caller holds rs.mu.
+func (rs *rollupStore) leadingOf(id uuid.UUID) int {
+	n := 0
 	for _, f := range rs.folders {
 		if f.rollup == id && f.isLeading() {
-			held++
+			n++
 		}
 	}
-	share := (shards + nodes - 1) / nodes
-	return held > share
+	return n
 }
 
 func (f *folder) isLeading() bool {

@@ -92,9 +92,7 @@ func TestRollupCommitsFromTwoNodesNeverRace(t *testing.T) {
 // inbox, that node takes the lease once it ends and commits its batch
 // itself, once.
 func TestRollupLeaseHolderGoneAnotherTakesOver(t *testing.T) {
-	a, b := sharedNode(t), sharedNode(t)
-	a.rollups.leaseTTL, b.rollups.leaseTTL = 2*time.Second, 2*time.Second
-	d := testRollup(t, a)
+	a, b, d := shortLeasePair(t)
 	if err := commitPlays(t.Context(), a.Rollups(), d, "c", "e1"); err != nil { // a takes the lease
 		t.Fatal(err)
 	}
@@ -208,9 +206,7 @@ func TestRollupLeaseHeldAcrossItsTTL(t *testing.T) {
 // writer: after two lease periods it commits its batch itself; when the
 // holder reads the record at last, its events are duplicates.
 func TestRollupWriterCommitsItselfWhenNoOutcomeComes(t *testing.T) {
-	a, b := sharedNode(t), sharedNode(t)
-	a.rollups.leaseTTL, b.rollups.leaseTTL = 2*time.Second, 2*time.Second
-	d := testRollup(t, a)
+	a, b, d := shortLeasePair(t)
 	if err := commitPlays(t.Context(), a.Rollups(), d, "c", "e1"); err != nil { // a holds the lease
 		t.Fatal(err)
 	}
@@ -248,6 +244,16 @@ func TestRollupWriterCommitsItselfWhenNoOutcomeComes(t *testing.T) {
 	}
 }
 
+// shortLeasePair opens two nodes on the shared keyspace whose rollup
+// leases last 2 s (Cassandra's TTLs end on whole seconds: at least 1 s
+// after each renewal), and a rollup of its own defined through the first.
+func shortLeasePair(t *testing.T) (a, b *Store, d *rollup.Definition) {
+	t.Helper()
+	a, b = sharedNode(t), sharedNode(t)
+	a.rollups.leaseTTL, b.rollups.leaseTTL = 2*time.Second, 2*time.Second
+	return a, b, testRollup(t, a)
+}
+
 // leasesOf counts the leases of rollup d's commit shards st holds.
 func leasesOf(st *Store, d *rollup.Definition) int {
 	n := 0
@@ -268,9 +274,7 @@ func leasesOf(st *Store, d *rollup.Definition) int {
 // once without ever losing a transaction to each other, and the totals
 // are exact.
 func TestRollupShardsCommitOnTwoNodesAtOnce(t *testing.T) {
-	a, b := sharedNode(t), sharedNode(t)
-	a.rollups.leaseTTL, b.rollups.leaseTTL = 2*time.Second, 2*time.Second
-	d := testRollup(t, a)
+	a, b, d := shortLeasePair(t)
 	d.CommitShards = 4
 	if err := a.Rollups().PutDefinition(t.Context(), d); err != nil {
 		t.Fatal(err)
@@ -330,9 +334,7 @@ func TestRollupShardsCommitOnTwoNodesAtOnce(t *testing.T) {
 // committing the batch itself: no lease moves, no transaction is lost,
 // no batch falls back, and the count is exact.
 func TestRollupLeaseHeldThroughALongCommit(t *testing.T) {
-	a, b := sharedNode(t), sharedNode(t)
-	a.rollups.leaseTTL, b.rollups.leaseTTL = 2*time.Second, 2*time.Second
-	d := testRollup(t, a)
+	a, b, d := shortLeasePair(t)
 	if err := commitPlays(t.Context(), a.Rollups(), d, "c", "e1"); err != nil { // a holds the lease
 		t.Fatal(err)
 	}

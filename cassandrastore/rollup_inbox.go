@@ -270,10 +270,13 @@ func (rs *rollupStore) scanInbox(ctx context.Context, c *conn, f *folder, d *rol
 		}
 		s.seen[p.rec.id] = p.rec.id.Time() // only records taken: a scan that failed reads them again
 		reqs = append(reqs, &foldReq{b: b, now: p.now, rec: p.rec})
-		// Tell the writer its batch is in hand (takenPatience); a write
-		// that fails only leaves it the shorter patience.
-		_ = rs.writeOutcome(ctx, c, p.rec, outcomeTaken)
 	}
+	// Tell the writers their batches are in hand (takenPatience); a write
+	// that fails only leaves its writer the shorter patience.
+	_ = parallel(len(reqs), rollupReadWorkers, func(i int) error {
+		_ = rs.writeOutcome(ctx, c, reqs[i].rec, outcomeTaken)
+		return nil
+	})
 	return reqs, d, firstErr
 }
 

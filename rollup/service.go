@@ -423,7 +423,6 @@ func (s *Service) commitWith(ctx context.Context, d *Definition, events []Event,
 		keys[i] = EventKey{ID: e.ID, Time: e.Time}
 	}
 	n := d.Shards()
-	counted := make([]map[string]bool, n)
 	batches := make([]*Batch, n)
 	errs := make([]error, n)
 	// The first attempt of every shard: the events expanded once, their
@@ -443,7 +442,7 @@ func (s *Service) commitWith(ctx context.Context, d *Definition, events []Event,
 			if first != nil {
 				b = first[k]
 			}
-			batches[k], counted[k], errs[k] = s.commitShard(ctx, d, k, keys, events, b, now, add)
+			batches[k], errs[k] = s.commitShard(ctx, d, k, keys, events, b, now, add)
 		})
 	}
 	wg.Wait()
@@ -453,7 +452,10 @@ func (s *Service) commitWith(ctx context.Context, d *Definition, events []Event,
 	// Shard 0 is given every event, as every shard is: the events it
 	// counted are this call's (another call may have counted some of
 	// them in other shards first; each event is accepted by one call).
-	accepted, dups = len(counted[0]), len(events)-len(counted[0])
+	if batches[0] != nil {
+		accepted = batches[0].Events
+	}
+	dups = len(events) - accepted
 	expired := 0
 	for _, b := range batches {
 		if b != nil && b.Events > 0 {
@@ -469,12 +471,12 @@ func (s *Service) commitWith(ctx context.Context, d *Definition, events []Event,
 }
 
 // commitShard commits commit shard k of events (keys are theirs) and
-// returns the batch it committed (nil: none) and the IDs it counted.
+// returns the batch it committed: the events it counted (nil: none).
 // first, if not nil, is the shard's batch of every event (Split).
-func (s *Service) commitShard(ctx context.Context, d *Definition, k int, keys []EventKey, events []Event, first *Batch, now time.Time, add func(*Batch, Event, time.Time) bool) (*Batch, map[string]bool, error) {
+func (s *Service) commitShard(ctx context.Context, d *Definition, k int, keys []EventKey, events []Event, first *Batch, now time.Time, add func(*Batch, Event, time.Time) bool) (*Batch, error) {
 	done, err := s.store.Committed(ctx, d, k, keys, now)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	for {
 		b := first
@@ -488,7 +490,7 @@ func (s *Service) commitShard(ctx context.Context, d *Definition, k int, keys []
 		}
 		first = nil
 		if b.Events == 0 {
-			return nil, map[string]bool{}, nil
+			return nil, nil
 		}
 		err := s.store.Commit(ctx, d, b, now)
 		if dup, ok := IsDuplicate(err); ok {
@@ -502,7 +504,7 @@ func (s *Service) commitShard(ctx context.Context, d *Definition, k int, keys []
 			if fresh == 0 {
 				// The store refused the batch for IDs it had not in it:
 				// retrying would refuse it again.
-				return nil, nil, herald.Errorf(herald.EInternal, "rollup %s: commit refused for events already dropped: %v", d.Name, dup.Committed)
+				return nil, herald.Errorf(herald.EInternal, "rollup %s: commit refused for events already dropped: %v", d.Name, dup.Committed)
 			}
 			if k == 0 { // every shard meets the same events: counted once
 				s.Stats.Raced.Add(int64(fresh))
@@ -510,13 +512,9 @@ func (s *Service) commitShard(ctx context.Context, d *Definition, k int, keys []
 			continue
 		}
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		ids := make(map[string]bool, b.Events)
-		for _, id := range b.IDs() {
-			ids[id] = true
-		}
-		return b, ids, nil
+		return b, nil
 	}
 }
 

@@ -14,8 +14,8 @@ import (
 // buckets of one row fall in one shard, with the sets of values its
 // distinct metrics saw), and each shard is committed on its own: its own
 // sequence or lock, its own record of the event IDs it counted. The
-// Service splits each batch by shard (NewShardBatch) and commits the
-// shards at once; an engine that commits on several nodes may commit
+// Service expands each batch once and splits it by shard (Split), and
+// commits the shards at once; an engine that commits on several nodes may commit
 // different shards of one rollup on different nodes.
 //
 // Why it stays exact: every row, every set of values seen and every
@@ -85,7 +85,7 @@ func (b *Batch) inShard(r Row) bool {
 // each holds every event's ID, and the rows and sights of its shard,
 // as NewShardBatch and Add would make them, the rows expanded once.
 // b must be a batch of every row (NewBatch of a rollup of one shard,
-// or SplitBatch's), not resolved yet; the batches share b's sums.
+// or NewSplitBatch's), not resolved yet; the batches share b's sums.
 func (b *Batch) Split() []*Batch {
 	d := b.def
 	out := make([]*Batch, d.Shards())
