@@ -11,6 +11,9 @@ type snsQueries struct {
 	insertSub, selectSub, deleteSub, deleteSubBucket string
 	listSubs, listSubsAfter                          string
 
+	insertIndexed, deleteIndexed, deleteIndexBucket string
+	listIndexed, listIndexedAfter                   string
+
 	putRecord, getRecord, deleteRecord, listRecords, listRecordsAfter string
 }
 
@@ -40,7 +43,7 @@ func newSNSQueries(ks string) snsQueries {
 		listSubs:        f(`SELECT ` + subColumns + ` FROM %s.sns_subscriptions WHERE topic_id = ? AND bucket = ? LIMIT ?`),
 		listSubsAfter:   f(`SELECT ` + subColumns + ` FROM %s.sns_subscriptions WHERE topic_id = ? AND bucket = ? AND id > ? LIMIT ?`),
 
-		putRecord:        f(`INSERT INTO %s.sns_account_records (account, kind, key, value) VALUES (?, ?, ?, ?)`),
+		putRecord:       f(`INSERT INTO %s.sns_account_records (account, kind, key, value) VALUES (?, ?, ?, ?)`),
 		getRecord:        f(`SELECT value FROM %s.sns_account_records WHERE account = ? AND kind = ? AND key = ?`),
 		deleteRecord:     f(`DELETE FROM %s.sns_account_records WHERE account = ? AND kind = ? AND key = ?`),
 		listRecords:      f(`SELECT key, value FROM %s.sns_account_records WHERE account = ? AND kind = ? LIMIT ?`),

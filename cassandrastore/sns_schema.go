@@ -54,6 +54,33 @@ var snsTableDefs = []struct{ name, cql string }{
 		PRIMARY KEY ((topic_id, bucket), id)
 	) WITH CLUSTERING ORDER BY (id ASC) AND ` + leveled},
 
+	// The filter index (sns.Store): every subscription again, once under
+	// each of its sns.FilterIndexKeys ("" when it has none), in the
+	// partitions of sns_subscriptions (topic id, bucket) clustered by key
+	// then id, so that the subscriptions of one key are a clustered range
+	// of each bucket and a topic's entries go with its 64 partitions.
+	// A nationwide alert's state keys hold a million rows in all, about
+	// 16,000 per partition, as sns_subscriptions does. Written in a logged
+	// batch with the record. Added after the first release: ensureSchema
+	// creates it in an existing keyspace, and a topic stored before it is
+	// indexed by its first publish (sns.Service, filterindex.go).
+	{"sns_filter_index", `CREATE TABLE IF NOT EXISTS %[1]s.sns_filter_index (
+		topic_id uuid,
+		bucket int,
+		key text,
+		id blob,
+		topic_account text,
+		topic_name text,
+		owner text,
+		protocol text,
+		endpoint text,
+		attributes blob,
+		pending boolean,
+		confirm_token text,
+		created_ns bigint,
+		PRIMARY KEY ((topic_id, bucket), key, id)
+	) WITH CLUSTERING ORDER BY (key ASC, id ASC) AND ` + leveled},
+
 	// Account records (sns.Store's PutAccountRecord...): an account's SMS
 	// attributes, opted-out phone numbers and SMS sandbox numbers, one
 	// partition per (account, kind), clustered by key in byte order (a

@@ -16,17 +16,27 @@ import (
 // a Put that races a Delete ends one way or the other, as it would in
 // either order), read at the configured consistency.
 
-// PutSubscription upserts s in the bucket of its id.
+// PutSubscription upserts s in the bucket of its id, with its filter
+// index entries (sns_index.go), in one logged batch: the record it
+// replaces is read first, for the index keys it no longer has.
 func (ts *topicStore) PutSubscription(ctx context.Context, s *sns.Subscription) error {
 	const op = "put subscription"
 	c, err := ts.enter(ctx, op)
 	if err != nil {
 		return err
 	}
-	err = c.write(ts.q.insertSub, cqlUUID(s.TopicID), subBucket(s.ID), s.ID[:], s.TopicAccount, s.TopicName, s.Owner,
-		s.Protocol, s.Endpoint, encodeStrings(s.Attributes), s.Pending, s.Token, unixNs(s.CreatedAt)).
-		WithContext(ctx).Exec()
-	if err != nil {
+	old, err := ts.readSub(ctx, c, s.TopicID, s.ID)
+	if errors.Is(err, gocql.ErrNotFound) {
+		old = nil
+	} else if err != nil {
+		return herald.Unavailable(op, err)
+	}
+	b := c.s.Batch(gocql.LoggedBatch).WithContext(ctx)
+	b.SetConsistency(c.writeLevel())
+	b.Query(ts.q.insertSub, cqlUUID(s.TopicID), subBucket(s.ID), s.ID[:], s.TopicAccount, s.TopicName, s.Owner,
+		s.Protocol, s.Endpoint, encodeStrings(s.Attributes), s.Pending, s.Token, unixNs(s.CreatedAt))
+	ts.indexWrites(b, s, old)
+	if err := b.Exec(); err != nil {
 		return herald.Unavailable(op, err)
 	}
 	return nil
@@ -50,7 +60,8 @@ func (ts *topicStore) GetSubscription(ctx context.Context, topicID, id uuid.UUID
 }
 
 // DeleteSubscription reads the subscription, to answer ENotFound when it
-// is absent, then deletes its row. Two concurrent deletes may both
+// is absent and for its filter index keys, then deletes its row and
+// entries. Two concurrent deletes may both
 // succeed; the row is gone either way.
 func (ts *topicStore) DeleteSubscription(ctx context.Context, topicID, id uuid.UUID) error {
 	const op = "delete subscription"
@@ -58,12 +69,17 @@ func (ts *topicStore) DeleteSubscription(ctx context.Context, topicID, id uuid.U
 	if err != nil {
 		return err
 	}
-	if _, err := ts.readSub(ctx, c, topicID, id); errors.Is(err, gocql.ErrNotFound) {
+	old, err := ts.readSub(ctx, c, topicID, id)
+	if errors.Is(err, gocql.ErrNotFound) {
 		return subNotFound(id)
 	} else if err != nil {
 		return herald.Unavailable(op, err)
 	}
-	if err := c.write(ts.q.deleteSub, cqlUUID(topicID), subBucket(id), id[:]).WithContext(ctx).Exec(); err != nil {
+	b := c.s.Batch(gocql.LoggedBatch).WithContext(ctx)
+	b.SetConsistency(c.writeLevel())
+	b.Query(ts.q.deleteSub, cqlUUID(topicID), subBucket(id), id[:])
+	ts.indexDeletes(b, old, nil)
+	if err := b.Exec(); err != nil {
 		return herald.Unavailable(op, err)
 	}
 	return nil
@@ -83,6 +99,20 @@ func (ts *topicStore) ListSubscriptions(ctx context.Context, topicID, after uuid
 	if err != nil {
 		return nil, err
 	}
+	return ts.walkBuckets(ctx, op, topicID, after, limit, func(bucket int, from bool, need int) *gocql.Query {
+		if from {
+			return c.s.Query(ts.q.listSubsAfter, cqlUUID(topicID), bucket, after[:], need)
+		}
+		return c.s.Query(ts.q.listSubs, cqlUUID(topicID), bucket, need)
+	})
+}
+
+// walkBuckets reads up to limit subscriptions of topicID after `after` in
+// ID order from the 64 buckets (sns_subscriptions or sns_filter_index),
+// as ListSubscriptions describes. query gives the read of one bucket: from
+// is set for the bucket of after, where the read starts past it; need is
+// the most rows wanted from it.
+func (ts *topicStore) walkBuckets(ctx context.Context, op string, topicID, after uuid.UUID, limit int, query func(bucket int, from bool, need int) *gocql.Query) ([]*sns.Subscription, error) {
 	if limit <= 0 {
 		return nil, nil
 	}
@@ -99,14 +129,9 @@ func (ts *topicStore) ListSubscriptions(ctx context.Context, topicID, after uuid
 		need, n := limit-len(out), min(window, snsSubBuckets-next)
 		got := make([][]*sns.Subscription, n)
 		err := parallel(n, snsConcurrency, func(i int) error {
-			var q *gocql.Query
-			if bucket := next + i; bucket == subBucket(after) && after != uuid.Nil {
-				q = c.s.Query(ts.q.listSubsAfter, cqlUUID(topicID), bucket, after[:], need)
-			} else {
-				q = c.s.Query(ts.q.listSubs, cqlUUID(topicID), bucket, need)
-			}
+			bucket := next + i
 			var err error
-			got[i], err = ts.scanSubs(q.WithContext(ctx).Iter(), topicID)
+			got[i], err = ts.scanSubs(query(bucket, after != uuid.Nil && bucket == subBucket(after), need).WithContext(ctx).Iter(), topicID)
 			return err
 		})
 		var herr *herald.Error

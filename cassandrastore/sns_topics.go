@@ -78,10 +78,14 @@ func (ts *topicStore) DeleteTopic(ctx context.Context, t *sns.Topic) error {
 	return nil
 }
 
-// deleteSubscriptions deletes every subscription partition of topic id.
+// deleteSubscriptions deletes every subscription partition of topic id,
+// and its filter index.
 func (ts *topicStore) deleteSubscriptions(ctx context.Context, c *conn, id uuid.UUID) error {
 	return parallel(snsSubBuckets, snsConcurrency, func(bucket int) error {
-		return c.write(ts.q.deleteSubBucket, cqlUUID(id), bucket).WithContext(ctx).Exec()
+		if err := c.write(ts.q.deleteSubBucket, cqlUUID(id), bucket).WithContext(ctx).Exec(); err != nil {
+			return err
+		}
+		return c.write(ts.q.deleteIndexBucket, cqlUUID(id), bucket).WithContext(ctx).Exec()
 	})
 }
 

@@ -33,6 +33,7 @@ import (
 //
 //	'a'     uvarint(len account) account uvarint(len kind) kind key   account record (version byte, value)
 //	'n'     topicID(16) subscriptionID(16)              subscription record
+//	'f'     topicID(16) uvarint(len key) key subscriptionID(16)   subscription record (the filter index)
 //	't'     uvarint(len account) account name           topic record
 //
 // Rollups (RollupStore; rollup_keys.go):

@@ -13,6 +13,9 @@ import (
 //	'n' topicID(16) subscriptionID(16)        subscription record
 //	'a' uvarint(len account) account uvarint(len kind) kind key
 //	                                          account record (sns_records.go)
+//	'f' topicID(16) uvarint(len key) key subscriptionID(16)
+//	                                          subscription record: the
+//	                                          filter index (sns_index.go)
 //
 // The length before the account keeps one account's topics one key range
 // whatever the accounts' lengths, in byte order of name. A topic's
@@ -22,6 +25,7 @@ const (
 	prefixTopic        byte = 't' // SNS topic records by account and name
 	prefixSubscription byte = 'n' // SNS subscriptions by topic ID and ID
 	prefixAccountRec   byte = 'a' // SNS account records by account, kind and key
+	prefixFilterIndex  byte = 'f' // SNS subscriptions by topic ID, filter index key and ID
 )
 
 const subscriptionKeyLen = 1 + 2*idLen
@@ -69,4 +73,28 @@ func accountKindPrefix(account, kind string, extra int) []byte {
 // accountRecordKey returns the key of the account record (account, kind, key).
 func accountRecordKey(account, kind, key string) []byte {
 	return append(accountKindPrefix(account, kind, len(key)), key...)
+}
+
+// filterTopicPrefix returns the prefix of a topic's filter index entries.
+func filterTopicPrefix(topicID uuid.UUID) []byte {
+	k := make([]byte, 0, 1+idLen)
+	k = append(k, prefixFilterIndex)
+	return append(k, topicID[:]...)
+}
+
+// filterKeyPrefix returns the prefix of the entries of one index key of a
+// topic; extra is spare capacity for an ID. The length before the key
+// keeps each key one range, whatever the others.
+func filterKeyPrefix(topicID uuid.UUID, key string, extra int) []byte {
+	k := make([]byte, 0, 1+idLen+binary.MaxVarintLen64+len(key)+extra)
+	k = append(k, prefixFilterIndex)
+	k = append(k, topicID[:]...)
+	k = binary.AppendUvarint(k, uint64(len(key)))
+	return append(k, key...)
+}
+
+// filterEntryKey returns the key of subscription id's entry under index
+// key key.
+func filterEntryKey(topicID uuid.UUID, key string, id uuid.UUID) []byte {
+	return append(filterKeyPrefix(topicID, key, idLen), id[:]...)
 }

@@ -91,14 +91,18 @@ func (s *TopicStore) UpdateTopic(ctx context.Context, t *sns.Topic) error {
 }
 
 // DeleteTopic removes t's record and, with one range deletion, all its
-// subscriptions, in one synced batch. ENotFound unless a topic of t's name
+// subscriptions and their filter index entries, in one synced batch. ENotFound unless a topic of t's name
 // and ID exists. A subscription put for t.ID after the deletion would
 // outlive it: the service checks that the topic exists before
 // subscribing, and topic IDs are never reused.
 func (s *TopicStore) DeleteTopic(ctx context.Context, t *sns.Topic) error {
 	return s.records.delete(ctx, "delete topic", t, func(b *pebble.Batch) error {
 		subs := topicSubscriptionsPrefix(t.ID)
-		return b.DeleteRange(subs, prefixEnd(subs), nil)
+		if err := b.DeleteRange(subs, prefixEnd(subs), nil); err != nil {
+			return err
+		}
+		index := filterTopicPrefix(t.ID)
+		return b.DeleteRange(index, prefixEnd(index), nil)
 	})
 }
 
@@ -120,7 +124,9 @@ func (s *TopicStore) ListTopics(ctx context.Context, account, after string, limi
 	})
 }
 
-// PutSubscription creates or replaces subscription sub.ID of sub.TopicID.
+// PutSubscription creates or replaces subscription sub.ID of sub.TopicID
+// and its filter index entries (sns_index.go), in one synced batch under
+// the subscription's lock.
 func (s *TopicStore) PutSubscription(ctx context.Context, sub *sns.Subscription) error {
 	const op = "put subscription"
 	if sub == nil {
@@ -131,7 +137,21 @@ func (s *TopicStore) PutSubscription(ctx context.Context, sub *sns.Subscription)
 	}
 	defer s.db.leave()
 	key := subscriptionKey(sub.TopicID, sub.ID)
-	if err := s.db.pdb.Set(key, appendSubscriptionRecord(nil, sub), pebble.Sync); err != nil {
+	defer s.locks.lock(key)()
+	old, err := s.storedSubscription(sub.TopicID, sub.ID)
+	if err != nil {
+		return herald.Unavailable(op, err)
+	}
+	rec := appendSubscriptionRecord(nil, sub)
+	b := s.db.pdb.NewBatch()
+	defer b.Close()
+	if err := b.Set(key, rec, nil); err != nil {
+		return herald.Unavailable(op, err)
+	}
+	if err := writeIndex(b, sub, old, rec); err != nil {
+		return herald.Unavailable(op, err)
+	}
+	if err := b.Commit(pebble.Sync); err != nil {
 		return herald.Unavailable(op, err)
 	}
 	return nil
@@ -166,14 +186,22 @@ func (s *TopicStore) DeleteSubscription(ctx context.Context, topicID, id uuid.UU
 	defer s.db.leave()
 	key := subscriptionKey(topicID, id)
 	defer s.locks.lock(key)()
-	_, found, err := get(s.db, key, func([]byte) (struct{}, error) { return struct{}{}, nil })
+	old, err := s.storedSubscription(topicID, id)
 	if err != nil {
 		return herald.Unavailable(op, err)
 	}
-	if !found {
+	if old == nil {
 		return subscriptionNotFound(topicID, id)
 	}
-	if err := s.db.pdb.Delete(key, pebble.Sync); err != nil {
+	b := s.db.pdb.NewBatch()
+	defer b.Close()
+	if err := b.Delete(key, nil); err != nil {
+		return herald.Unavailable(op, err)
+	}
+	if err := deleteIndex(b, old, nil); err != nil {
+		return herald.Unavailable(op, err)
+	}
+	if err := b.Commit(pebble.Sync); err != nil {
 		return herald.Unavailable(op, err)
 	}
 	return nil

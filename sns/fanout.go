@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -273,6 +274,22 @@ func (s *Service) fanOut(ctx context.Context, j job) bool {
 		batch, size = batch[:0], 0
 		return err
 	}
+	// A fan-out's first run decides whether it walks the filter index: the
+	// topic must be marked as indexed and the message carry few keys.
+	var walk, msgKeys []string
+	if p.After == uuid.Nil && p.Phase == 0 && !p.Index {
+		msgKeys = messageIndexKeys(p.Attributes)
+		p.Index = len(msgKeys) <= maxMessageIndexKeys && s.topicIndexed(ctx, t)
+	} else if p.Index {
+		msgKeys = messageIndexKeys(p.Attributes)
+	}
+	if p.Index {
+		walk = indexWalk(msgKeys)
+		if p.Phase >= len(walk) {
+			s.log.Error("sns: dropping a publish job past the end of its filter index walk", "topic", p.Topic, "phase", p.Phase)
+			return s.deleteJob(ctx, j)
+		}
+	}
 	after := p.After
 	for chunks := 0; ; chunks++ {
 		if chunks == checkpointChunks {
@@ -283,10 +300,25 @@ func (s *Service) fanOut(ctx context.Context, j job) bool {
 			}
 			return s.continueFanOut(ctx, j, p, after)
 		}
-		subs, err := s.store.ListSubscriptions(ctx, t.ID, after, s.cfg.ChunkSize)
+		var (
+			page []*Subscription
+			err  error
+			key  string
+		)
+		if p.Index {
+			key = walk[p.Phase]
+			page, err = s.store.ListSubscriptionsByFilterKey(ctx, t.ID, key, after, s.cfg.ChunkSize)
+		} else {
+			page, err = s.store.ListSubscriptions(ctx, t.ID, after, s.cfg.ChunkSize)
+		}
 		if err != nil {
 			s.log.Warn("sns: listing subscriptions failed; the publish job will run again", "err", err)
 			return false
+		}
+		s.stats.Tested.Add(int64(len(page)))
+		subs := page
+		if p.Index {
+			subs = slices.DeleteFunc(slices.Clone(page), func(sub *Subscription) bool { return !reachedUnder(sub.Attributes, key, msgKeys) })
 		}
 		chunk := s.selectSubs(p, subs)
 		if len(chunk) > 0 {
@@ -309,10 +341,14 @@ func (s *Service) fanOut(ctx context.Context, j job) bool {
 				size += len(sealed)
 			}
 		}
-		if len(subs) < s.cfg.ChunkSize {
-			break
+		if len(page) < s.cfg.ChunkSize {
+			if !p.Index || p.Phase+1 == len(walk) {
+				break
+			}
+			p.Phase, after = p.Phase+1, uuid.Nil // the next key's subscriptions
+			continue
 		}
-		after = subs[len(subs)-1].ID
+		after = page[len(page)-1].ID
 	}
 	if flush() != nil {
 		return false

@@ -1,6 +1,7 @@
 package sns
 
 import (
+	"github.com/google/uuid"
 	"context"
 	"log/slog"
 	"sync"
@@ -136,6 +137,7 @@ type Stats struct {
 	Throttled    atomic.Int64 // deliveries queued again to wait for their turn under a throttle policy
 	Forged       atomic.Int64 // internal jobs refused for a missing or wrong seal (jobseal.go)
 	Continued    atomic.Int64 // publish jobs handed over to a continuation (fanout.go)
+	Tested       atomic.Int64 // subscriptions a standard topic's fan-out read and tested (filterindex.go)
 }
 
 // Service implements API on a Store (topics and subscriptions) and the
@@ -151,6 +153,9 @@ type Service struct {
 	subStats subscriptionStats
 
 	matchers  matcherCache
+	indexMu   sync.Mutex
+	indexed   map[uuid.UUID]bool // topics marked as in the filter index (filterindex.go)
+	indexing  map[uuid.UUID]bool // topics being indexed by this node
 	throttles throttles
 	outages   outages
 
@@ -174,7 +179,8 @@ var _ API = (*Service)(nil)
 func NewService(store Store, cfg Config) *Service {
 	cfg = cfg.withDefaults()
 	bg, stop := context.WithCancel(context.Background())
-	return &Service{store: regionalStore{store}, cfg: cfg, q: cfg.Queues, log: cfg.Logger, created: map[string]bool{}, bg: bg, stop: stop}
+	return &Service{store: regionalStore{store}, cfg: cfg, q: cfg.Queues, log: cfg.Logger, created: map[string]bool{},
+		indexed: map[uuid.UUID]bool{}, indexing: map[uuid.UUID]bool{}, bg: bg, stop: stop}
 }
 
 // Stats returns the Service's counters.

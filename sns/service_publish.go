@@ -47,6 +47,13 @@ type publishJob struct {
 	// After is where a continuation resumes the topic's subscriptions
 	// (fanOut's checkpoints); uuid.Nil from the start.
 	After uuid.UUID `json:"after,omitzero"`
+	// Index is set when this fan-out walks the filter index
+	// (filterindex.go) rather than every subscription; Phase is then the
+	// index of the key being walked in indexWalk of the message's keys. A
+	// continuation keeps both, so that a fan-out begun one way ends that
+	// way.
+	Index bool `json:"ix,omitempty"`
+	Phase int  `json:"ph,omitempty"`
 }
 
 // queueError turns an error of the queue service into an SNS error.

@@ -59,6 +59,12 @@ func (s *Service) CreateTopic(ctx context.Context, c Caller, in CreateTopicInput
 	if err != nil {
 		return "", AsError(err)
 	}
+	// Every subscription of a new topic is indexed as it is stored; should
+	// this mark fail, the first publish indexes the (few) subscriptions
+	// there are and marks the topic then.
+	if err := s.markIndexed(ctx, t.ID); err != nil {
+		s.log.Warn("sns: marking a new topic as filter-indexed failed; its first publish will index it", "topic", t.Name, "err", err)
+	}
 	return s.topicARN(t), nil
 }
 
@@ -75,6 +81,9 @@ func (s *Service) DeleteTopic(ctx context.Context, c Caller, arn string) error {
 	if err := s.store.DeleteTopic(ctx, t); err != nil && !isCode(err, herald.ENotFound) {
 		return AsError(err)
 	}
+	// The mark of a deleted topic can do no harm (topic IDs are never
+	// reused); deleting it keeps the records few.
+	_ = s.store.DeleteAccountRecord(ctx, s.cfg.InternalAccount, filterIndexKind, t.ID.String())
 	return nil
 }
 

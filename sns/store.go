@@ -41,6 +41,24 @@ type Store interface {
 	// so it must stay cheap for topics with millions of subscriptions.
 	ListSubscriptions(ctx context.Context, topicID, after uuid.UUID, limit int) ([]*Subscription, error)
 
+	// The filter index. An engine keeps every subscription of a topic
+	// under each of its FilterIndexKeys, and under "" when it has none,
+	// with every PutSubscription (a replaced subscription leaves the keys
+	// it no longer has), DeleteSubscription and DeleteTopic.
+
+	// ListSubscriptionsByFilterKey returns up to limit subscriptions of
+	// topic topicID indexed under key ("": those with no index keys) whose
+	// IDs sort after `after`, in byte order of ID. A page costs the same
+	// whatever the topic's size and however many subscriptions other keys
+	// hold.
+	ListSubscriptionsByFilterKey(ctx context.Context, topicID uuid.UUID, key string, after uuid.UUID, limit int) ([]*Subscription, error)
+	// IndexSubscriptions writes the filter index entries of up to limit
+	// subscriptions of topic topicID whose IDs sort after `after`, from
+	// their stored records, and returns the ID of the last one (uuid.Nil
+	// when there was none): it indexes the subscriptions of a topic stored
+	// before the index existed.
+	IndexSubscriptions(ctx context.Context, topicID, after uuid.UUID, limit int) (uuid.UUID, error)
+
 	// Account records are an account's own settings that belong to no
 	// topic: its SMS attributes, its opted-out phone numbers and its SMS
 	// sandbox numbers (service_sms.go), each a kind of records by key.

@@ -59,6 +59,18 @@ func (r regionalStore) ListSubscriptions(ctx context.Context, topicID, after uui
 	return subs, err
 }
 
+func (r regionalStore) ListSubscriptionsByFilterKey(ctx context.Context, topicID uuid.UUID, key string, after uuid.UUID, limit int) ([]*Subscription, error) {
+	subs, err := r.inner.ListSubscriptionsByFilterKey(ctx, topicID, key, after, limit)
+	for _, s := range subs {
+		subFromStore(s)
+	}
+	return subs, err
+}
+
+func (r regionalStore) IndexSubscriptions(ctx context.Context, topicID, after uuid.UUID, limit int) (uuid.UUID, error) {
+	return r.inner.IndexSubscriptions(ctx, topicID, after, limit)
+}
+
 func (r regionalStore) PutAccountRecord(ctx context.Context, account, kind, key string, value []byte) error {
 	return r.inner.PutAccountRecord(ctx, account, kind, key, value)
 }

@@ -223,6 +223,38 @@ func (s *Store) ListSubscriptions(ctx context.Context, topicID, after uuid.UUID,
 	return out, nil
 }
 
+// ListSubscriptionsByFilterKey returns up to limit subscriptions of
+// topicID indexed under key (sns.FilterIndexKeys, derived on every call
+// from the stored attributes), with IDs after `after`, in byte order of ID.
+func (s *Store) ListSubscriptionsByFilterKey(ctx context.Context, topicID uuid.UUID, key string, after uuid.UUID, limit int) ([]*sns.Subscription, error) {
+	all, err := s.ListSubscriptions(ctx, topicID, after, 0)
+	if err != nil {
+		return nil, err
+	}
+	out := slices.DeleteFunc(all, func(sub *sns.Subscription) bool {
+		keys := sns.FilterIndexKeys(sub.Attributes)
+		if key == "" {
+			return len(keys) != 0
+		}
+		_, found := slices.BinarySearch(keys, key)
+		return !found
+	})
+	if limit > 0 && len(out) > limit {
+		out = out[:limit]
+	}
+	return out, nil
+}
+
+// IndexSubscriptions has nothing to write (the index is derived when
+// read); it returns the last of the page it would have indexed.
+func (s *Store) IndexSubscriptions(ctx context.Context, topicID, after uuid.UUID, limit int) (uuid.UUID, error) {
+	page, err := s.ListSubscriptions(ctx, topicID, after, limit)
+	if err != nil || len(page) == 0 {
+		return uuid.Nil, err
+	}
+	return page[len(page)-1].ID, nil
+}
+
 func recordNotFound(account, kind, key string) error {
 	return herald.Errorf(herald.ENotFound, "%s record %s of account %s does not exist", kind, key, account)
 }

@@ -54,6 +54,7 @@ func RunStore(t *testing.T, open func(t *testing.T) sns.Store) {
 		{"ListSubscriptionsByteOrderAndAfter", testListSubscriptions},
 		{"SubscriptionsOfOtherTopicsAreApart", testSubscriptionsApart},
 		{"ManySubscriptionsPage", testManySubscriptions},
+		{"FilterIndexFollowsPutsAndDeletes", testFilterIndex},
 		{"AccountRecordPutGetReplace", testRecordPutGetReplace},
 		{"AccountRecordMissingIsNotFound", testRecordMissing},
 		{"AccountRecordDelete", testRecordDelete},
