@@ -43,7 +43,14 @@ func newSNSQueries(ks string) snsQueries {
 		listSubs:        f(`SELECT ` + subColumns + ` FROM %s.sns_subscriptions WHERE topic_id = ? AND bucket = ? LIMIT ?`),
 		listSubsAfter:   f(`SELECT ` + subColumns + ` FROM %s.sns_subscriptions WHERE topic_id = ? AND bucket = ? AND id > ? LIMIT ?`),
 
-		putRecord:       f(`INSERT INTO %s.sns_account_records (account, kind, key, value) VALUES (?, ?, ?, ?)`),
+		insertIndexed: f(`INSERT INTO %s.sns_filter_index (topic_id, bucket, key, id, topic_account, topic_name, owner, protocol, endpoint, ` +
+			`attributes, pending, confirm_token, created_ns) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+		deleteIndexed:     f(`DELETE FROM %s.sns_filter_index WHERE topic_id = ? AND bucket = ? AND key = ? AND id = ?`),
+		deleteIndexBucket: f(`DELETE FROM %s.sns_filter_index WHERE topic_id = ? AND bucket = ?`),
+		listIndexed:       f(`SELECT ` + subColumns + ` FROM %s.sns_filter_index WHERE topic_id = ? AND bucket = ? AND key = ? LIMIT ?`),
+		listIndexedAfter:  f(`SELECT ` + subColumns + ` FROM %s.sns_filter_index WHERE topic_id = ? AND bucket = ? AND key = ? AND id > ? LIMIT ?`),
+
+		putRecord:        f(`INSERT INTO %s.sns_account_records (account, kind, key, value) VALUES (?, ?, ?, ?)`),
 		getRecord:        f(`SELECT value FROM %s.sns_account_records WHERE account = ? AND kind = ? AND key = ?`),
 		deleteRecord:     f(`DELETE FROM %s.sns_account_records WHERE account = ? AND kind = ? AND key = ?`),
 		listRecords:      f(`SELECT key, value FROM %s.sns_account_records WHERE account = ? AND kind = ? LIMIT ?`),

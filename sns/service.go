@@ -1,8 +1,8 @@
 package sns
 
 import (
-	"github.com/google/uuid"
 	"context"
+	"github.com/google/uuid"
 	"log/slog"
 	"sync"
 	"sync/atomic"

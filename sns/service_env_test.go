@@ -97,6 +97,7 @@ type env struct {
 	svc    *sns.Service
 	queues *sqs.Service
 	store  *snsmem.Store
+	st     sns.Store // the store the Services use: store unless withStore
 	http   *fakeHTTP
 	paths  *fakePaths
 	cfg    sns.Config
@@ -107,6 +108,12 @@ type option func(*sns.Config)
 
 func newEnv(t *testing.T, opts ...option) *env {
 	t.Helper()
+	return newEnvOn(t, nil, opts...)
+}
+
+// newEnvOn is newEnv with the Services on st (nil: an snsmem.Store).
+func newEnvOn(t *testing.T, st sns.Store, opts ...option) *env {
+	t.Helper()
 	queues := sqs.NewService(sqsmem.NewStore(), sqsmem.NewIndex(sqsmem.IndexOptions{}), sqsmem.NewNotifier(), sqs.Config{})
 	t.Cleanup(func() { queues.Close() })
 	e := &env{queues: queues, store: snsmem.NewStore(), http: newFakeHTTP(), paths: &fakePaths{}, ctx: context.Background()}
@@ -114,6 +121,10 @@ func newEnv(t *testing.T, opts ...option) *env {
 		Queues: queues, HTTP: e.http, Paths: e.paths, Workers: 2, PollWait: time.Second,
 		PublishVisibility: 2 * time.Second, DeliveryVisibility: 2 * time.Second,
 		ConfirmDelay: 10 * time.Millisecond,
+	}
+	e.st = e.store
+	if st != nil {
+		e.st = st
 	}
 	for _, o := range opts {
 		o(&e.cfg)
@@ -125,7 +136,7 @@ func newEnv(t *testing.T, opts ...option) *env {
 // newNode starts another Service on the same stores (another Herald node).
 func (e *env) newNode(t *testing.T, cfg sns.Config) *sns.Service {
 	t.Helper()
-	svc := sns.NewService(e.store, cfg)
+	svc := sns.NewService(e.st, cfg)
 	t.Cleanup(func() { svc.Close() })
 	return svc
 }

@@ -73,9 +73,9 @@ func testFilterIndex(e *env) {
 	tp := e.create("indexed")
 	other := e.create("other")
 	policies := []string{
-		"",                                    // no policy: ""
-		`{"state": ["CA"]}`,                   // state=CA
-		`{"state": ["CA", "NY"]}`,             // both
+		"",                        // no policy: ""
+		`{"state": ["CA"]}`,       // state=CA
+		`{"state": ["CA", "NY"]}`, // both
 		`{"$or": [{"state": ["NY"]}, {"zip": ["10001"]}]}`,
 		`{"price": [{"numeric": [">", 1]}]}`, // nothing exact: ""
 		`{"state": [{"prefix": "C"}]}`,       // nothing exact: ""
