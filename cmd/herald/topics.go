@@ -150,7 +150,7 @@ func (p cachePaths) PutNotification(ctx context.Context, path string, n sns.Noti
 // herald_sns_published_total.
 func registerSNSMetrics(reg prometheus.Registerer, st *sns.Stats) {
 	const deliveries = "herald_sns_deliveries_total"
-	const help = "SNS deliveries to subscriptions by outcome: delivered, filtered (skipped by a filter policy), retried (a failed attempt scheduled again), throttled (queued again for its turn under a throttle policy), dead_lettered, dropped."
+	const help = "SNS deliveries to subscriptions by outcome: delivered, filtered (read, then skipped by its filter policy; subscriptions the filter index leaves unread are not counted), retried (a failed attempt scheduled again), throttled (queued again for its turn under a throttle policy), dead_lettered, dropped."
 	reg.MustRegister(
 		metrics.Counter("herald_sns_published_total", "SNS publish jobs expanded into deliveries.", nil, &st.Published),
 		metrics.Outcome(deliveries, help, "delivered", &st.Delivered),
@@ -160,6 +160,7 @@ func registerSNSMetrics(reg prometheus.Registerer, st *sns.Stats) {
 		metrics.Outcome(deliveries, help, "dead_lettered", &st.DeadLettered),
 		metrics.Outcome(deliveries, help, "dropped", &st.Dropped),
 		metrics.Counter("herald_sns_continuations_total", "SNS publish jobs of large topics handed over to a continuation after 10 chunks.", nil, &st.Continued),
+		metrics.Counter("herald_sns_subscriptions_read_total", "Subscriptions the fan-outs of standard topics read and tested: with the filter index, those under the keys the messages carry (docs/sns.md).", nil, &st.Tested),
 		metrics.Counter("herald_sns_forged_jobs_total", "Jobs on Herald's internal SNS queues refused for a missing or wrong seal (docs/security.md).", nil, &st.Forged),
 	)
 }
