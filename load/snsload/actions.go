@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 )
 
@@ -41,13 +43,26 @@ func (c *Client) DeleteTopic(ctx context.Context, topicARN string) error {
 // delivery when raw is set, and returns the subscription's ARN (for http
 // subscriptions one that is pending until confirmed).
 func (c *Client) Subscribe(ctx context.Context, topicARN, protocol, endpoint string, raw bool) (string, error) {
+	var attrs map[string]string
+	if raw {
+		attrs = map[string]string{"RawMessageDelivery": "true"}
+	}
+	return c.SubscribeWith(ctx, topicARN, protocol, endpoint, attrs)
+}
+
+// SubscribeWith subscribes endpoint to the topic over protocol with
+// subscription attributes (FilterPolicy, RawMessageDelivery, ...) and
+// returns the subscription's ARN.
+func (c *Client) SubscribeWith(ctx context.Context, topicARN, protocol, endpoint string, attrs map[string]string) (string, error) {
 	params := url.Values{
 		"TopicArn": {topicARN}, "Protocol": {protocol}, "Endpoint": {endpoint},
 		"ReturnSubscriptionArn": {"true"},
 	}
-	if raw {
-		params["Attributes.entry.1.key"] = []string{"RawMessageDelivery"}
-		params["Attributes.entry.1.value"] = []string{"true"}
+	n := 0
+	for _, k := range slices.Sorted(maps.Keys(attrs)) {
+		n++
+		params[fmt.Sprintf("Attributes.entry.%d.key", n)] = []string{k}
+		params[fmt.Sprintf("Attributes.entry.%d.value", n)] = []string{attrs[k]}
 	}
 	var out struct {
 		Arn string `xml:"SubscribeResult>SubscriptionArn"`
@@ -70,6 +85,27 @@ func (c *Client) Publish(ctx context.Context, topicARN, message string) (string,
 		ID string `xml:"PublishResult>MessageId"`
 	}
 	if err := c.query(ctx, ActionPublish, url.Values{"TopicArn": {topicARN}, "Message": {message}}, &out); err != nil {
+		return "", err
+	}
+	return out.ID, nil
+}
+
+// PublishWith publishes message to the topic with String message
+// attributes and returns its message id.
+func (c *Client) PublishWith(ctx context.Context, topicARN, message string, attrs map[string]string) (string, error) {
+	params := url.Values{"TopicArn": {topicARN}, "Message": {message}}
+	n := 0
+	for _, k := range slices.Sorted(maps.Keys(attrs)) {
+		n++
+		p := fmt.Sprintf("MessageAttributes.entry.%d.", n)
+		params[p+"Name"] = []string{k}
+		params[p+"Value.DataType"] = []string{"String"}
+		params[p+"Value.StringValue"] = []string{attrs[k]}
+	}
+	var out struct {
+		ID string `xml:"PublishResult>MessageId"`
+	}
+	if err := c.query(ctx, ActionPublish, params, &out); err != nil {
 		return "", err
 	}
 	return out.ID, nil

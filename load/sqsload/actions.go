@@ -12,6 +12,7 @@ import (
 // The SQS actions the load uses, as X-Amz-Target names them.
 const (
 	ActionCreateQueue        = "CreateQueue"
+	ActionListQueues         = "ListQueues"
 	ActionDeleteQueue        = "DeleteQueue"
 	ActionSendMessage        = "SendMessage"
 	ActionSendMessageBatch   = "SendMessageBatch"
@@ -27,6 +28,7 @@ const MaxBatch = 10
 type Message struct {
 	MessageID     string `json:"MessageId"`
 	ReceiptHandle string `json:"ReceiptHandle"`
+	Body          string `json:"Body"`
 }
 
 // BatchError reports the failed entries of a batch request whose other
@@ -86,6 +88,28 @@ func (c *Client) CreateTaggedQueue(ctx context.Context, name string, attributes,
 		return "", fmt.Errorf("%s %s: the answer has no QueueUrl", ActionCreateQueue, name)
 	}
 	return out.QueueURL, nil
+}
+
+// ListQueues lists a page of up to max (1..1000) queue URLs whose names
+// start with prefix, from the page nextToken names ("" the first), and
+// returns the next page's token ("" after the last).
+func (c *Client) ListQueues(ctx context.Context, prefix, nextToken string, max int) ([]string, string, error) {
+	body, err := json.Marshal(struct {
+		QueueNamePrefix string `json:"QueueNamePrefix,omitempty"`
+		NextToken       string `json:"NextToken,omitempty"`
+		MaxResults      int    `json:"MaxResults"`
+	}{prefix, nextToken, max})
+	if err != nil {
+		return nil, "", err
+	}
+	var out struct {
+		QueueUrls []string `json:"QueueUrls"`
+		NextToken string   `json:"NextToken"`
+	}
+	if err := c.call(ctx, NewRequest(ActionListQueues, body, c.Signs()), intoJSON(&out)); err != nil {
+		return nil, "", err
+	}
+	return out.QueueUrls, out.NextToken, nil
 }
 
 // DeleteQueue deletes the queue at queueURL.

@@ -28,6 +28,8 @@ func decodeReceiveAnswer(data []byte, into []Message) ([]Message, error) {
 					return stringInto(r, &m.MessageID)
 				case "ReceiptHandle":
 					return stringInto(r, &m.ReceiptHandle)
+				case "Body":
+					return stringInto(r, &m.Body)
 				}
 				return nil // skipped
 			})
