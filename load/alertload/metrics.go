@@ -45,7 +45,12 @@ func (s *rssSampler) stop() float64 {
 	return s.peak
 }
 
-const cpuMetric = "process_cpu_seconds_total"
+// The server's counters a run reads.
+const (
+	cpuMetric       = "process_cpu_seconds_total"
+	publishedMetric = "herald_sns_published_total"
+	readMetric      = "herald_sns_subscriptions_read_total"
+)
 
 // idleCPU measures the server's CPU over d with no load from the
 // benchmark: percent of one core.

@@ -33,6 +33,10 @@ type AlertReport struct {
 	ConnectedP50Ms *float64 `json:"connected_p50_ms"`
 	ConnectedP99Ms *float64 `json:"connected_p99_ms"`
 	ConnectedMaxMs *float64 `json:"connected_max_ms"`
+	// SubscriptionsRead is how many subscriptions the server's fan-out
+	// read for it (herald_sns_subscriptions_read_total, once its publish
+	// job was done): with the filter index, about Matching, not Devices.
+	SubscriptionsRead *float64 `json:"subscriptions_read"`
 }
 
 // Report is what a run measured. Its first fields are the nationwide
@@ -65,7 +69,7 @@ type Report struct {
 	RSSPeakBytes   float64 `json:"rss_peak_bytes"`                       // sampled every second through the run
 
 	Alerts       []AlertReport `json:"alerts"`
-	LateGot      int           `json:"late_got"` // late devices that got all their alerts on connecting
+	LateGot      int           `json:"late_got"`  // late devices that got all their alerts on connecting
 	ReadBack     int           `json:"read_back"` // offline devices whose queues were read
 	ReadBackS    float64       `json:"read_back_s"`
 	Unexpected   int           `json:"unexpected"` // alerts a device's filter should not have let through
@@ -98,8 +102,12 @@ func (r Report) String() string {
 		fmt.Fprintf(&b, "idle for %.0f s with every device: %.2f%% of a core; resident %.0f MiB\n", r.IdleS, r.IdleCPUPercent, r.RSSIdleBytes/(1<<20))
 	}
 	for _, a := range r.Alerts {
-		fmt.Fprintf(&b, "%-10s %8d devices: in every queue by %s (%.0f deliveries/s); %d of %d connected devices got it, p50 %s, p99 %s, max %s\n",
-			a.Name, a.Matching, s(a.EnqueuedAllS), a.DeliveriesPerS, a.ConnectedGot, a.Connected, ms(a.ConnectedP50Ms), ms(a.ConnectedP99Ms), ms(a.ConnectedMaxMs))
+		read := "-"
+		if a.SubscriptionsRead != nil {
+			read = fmt.Sprintf("%.0f", *a.SubscriptionsRead)
+		}
+		fmt.Fprintf(&b, "%-10s %8d devices: in every queue by %s (%.0f deliveries/s, %s subscriptions read); %d of %d connected devices got it, p50 %s, p99 %s, max %s\n",
+			a.Name, a.Matching, s(a.EnqueuedAllS), a.DeliveriesPerS, read, a.ConnectedGot, a.Connected, ms(a.ConnectedP50Ms), ms(a.ConnectedP99Ms), ms(a.ConnectedMaxMs))
 	}
 	fmt.Fprintf(&b, "late devices with all their alerts: %d of %d; offline queues read back: %d in %.1f s\n", r.LateGot, r.Late, r.ReadBack, r.ReadBackS)
 	fmt.Fprintf(&b, "lost %d, duplicates %d, unexpected %d; peak resident memory %.0f MiB\n", r.Lost, r.Duplicates, r.Unexpected, r.RSSPeakBytes/(1<<20))
@@ -233,6 +241,7 @@ func Run(ctx context.Context, cfg Config) (report Report, err error) {
 		if err != nil || !counted {
 			return report, fmt.Errorf("the server's count of SNS deliveries (herald_sns_deliveries_total) cannot be read: %v", err)
 		}
+		before, _ := promtext.Fetch(ctx, metrics, cfg.Server+"/metrics", publishedMetric, readMetric)
 		t0 := time.Now()
 		rec.setPublished(n, t0)
 		if _, err := sns.PublishWith(ctx, topic, alertBody(cfg.Prefix, n, t0), a.Attrs); err != nil {
@@ -249,6 +258,15 @@ func Run(ctx context.Context, cfg Config) (report Report, err error) {
 			time.Sleep(20 * time.Millisecond)
 		}
 		for time.Now().Before(deadline) && ctx.Err() == nil && rec.count(n) < ar.Connected {
+			time.Sleep(20 * time.Millisecond)
+		}
+		for time.Now().Before(deadline) && ctx.Err() == nil {
+			now, err := promtext.Fetch(ctx, metrics, cfg.Server+"/metrics", publishedMetric, readMetric)
+			if _, ok := before[readMetric]; err == nil && ok && now[publishedMetric] > before[publishedMetric] {
+				read := now[readMetric] - before[readMetric]
+				ar.SubscriptionsRead = &read
+				break
+			}
 			time.Sleep(20 * time.Millisecond)
 		}
 		rec.mu.Lock()
