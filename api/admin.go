@@ -30,6 +30,9 @@ type AdminQueue struct {
 type AdminQueues struct {
 	Queues    []AdminQueue `json:"queues"`
 	Truncated bool         `json:"truncated"`
+	// Next names the page after this one (the `next` parameter) when
+	// Truncated.
+	Next string `json:"next,omitempty"`
 }
 
 // AdminSubscription is one subscription of a topic. SubscriptionARN is

@@ -290,6 +290,13 @@ func (s *faultyStore) Journal(ctx context.Context, from, to time.Time, after cac
 	return s.next.Journal(ctx, from, to, after, limit)
 }
 
+func (s *faultyStore) ExpiredSince(ctx context.Context, from time.Time) (bool, error) {
+	if err := s.failing("ExpiredSince", ""); err != nil {
+		return false, err
+	}
+	return s.next.ExpiredSince(ctx, from)
+}
+
 func (s *faultyStore) Close() error { return nil }
 
 func (s *faultyStore) Epoch() string {

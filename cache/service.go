@@ -35,6 +35,13 @@ func (s *Service) Config() Config { return s.cfg }
 // Epoch names the store's incarnation (Store.Epoch).
 func (s *Service) Epoch() string { return s.store.Epoch() }
 
+// ExpiredSince reports whether retention removed a message received at or
+// after from (Store.ExpiredSince): a WebSocket recovery from there missed
+// something. It may say so when unsure, never not when it did.
+func (s *Service) ExpiredSince(ctx context.Context, from time.Time) (bool, error) {
+	return s.store.ExpiredSince(ctx, from)
+}
+
 // OnStored registers fn to be called, synchronously, after every message the
 // service newly stores (not for repeats). Event publishers and live fan-out
 // hook in here.

@@ -60,6 +60,14 @@ type Store interface {
 	// the position after in that order (the zero Position starts at from).
 	Journal(ctx context.Context, from, to time.Time, after Position, limit int) ([]Ref, error)
 
+	// ExpiredSince reports whether a message received at or after from
+	// has expired: whether retention removed (or is about to remove) part
+	// of the journal from from on. An engine may answer true when it
+	// cannot tell (a message received up to a second before from, or from
+	// older than what it keeps track of), never false when one has.
+	// WebSocket recovery says `truncated` by it.
+	ExpiredSince(ctx context.Context, from time.Time) (bool, error)
+
 	// Epoch names the store's incarnation: fixed for the life of its
 	// data, shared by every node on it, and new when the data is wiped or
 	// restored from a backup. WebSocket positions carry it (NewEpoch).

@@ -49,6 +49,7 @@ func (st *Store) PutMessage(ctx context.Context, m *cache.Message) (*cache.Messa
 	st.historyWrites(&w, c.l, m, ps, nowMs)
 	st.nodeWrites(&w, m, ps, nowMs)
 	st.journalWrites(&w, c.l, m, nowMs)
+	st.expiryMarkWrites(&w, m, nowMs)
 	if err := c.exec(ctx, &w); err != nil {
 		return nil, false, herald.Unavailable(op, err)
 	}

@@ -16,6 +16,8 @@ type queries struct {
 
 	insertJournal, selectJournal              string
 	insertJournalBucket, selectJournalBuckets string
+
+	insertExpiredMark, selectExpiredMarks string
 }
 
 func newQueries(ks string) queries {
@@ -48,5 +50,8 @@ func newQueries(ks string) queries {
 			`WHERE bucket = ? AND shard = ? AND (received_ms, id) > (?, ?) AND (received_ms) < (?)`),
 		insertJournalBucket:  f(`INSERT INTO %s.journal_buckets (span, bucket) VALUES (?, ?) USING TIMESTAMP ? AND TTL ?`),
 		selectJournalBuckets: f(`SELECT bucket FROM %s.journal_buckets WHERE span = ? AND bucket >= ? AND bucket <= ?`),
+
+		insertExpiredMark:  f(`INSERT INTO %s.expiry_marks (day, expires_s, received_ms) VALUES (?, ?, ?) USING TIMESTAMP ? AND TTL ?`),
+		selectExpiredMarks: f(`SELECT max(received_ms) FROM %s.expiry_marks WHERE day = ? AND expires_s >= ? AND expires_s <= ?`),
 	}
 }

@@ -171,6 +171,21 @@ var tableDefs = []struct{ name, cql string }{
 	) WITH CLUSTERING ORDER BY (bucket ASC) AND ` + leveled +
 		fmt.Sprintf(` AND gc_grace_seconds = %d`, gcGraceSeconds)},
 
+	// What retention removes (cache.Store.ExpiredSince, expired.go): for
+	// each second messages expire in, the latest time received of those
+	// messages, rounded up to the second, by day of expiry. Written USING
+	// TIMESTAMP <that time in µs>, so last-write-wins keeps the latest
+	// whatever order the writes arrive in, and once per second and expiry
+	// second by each process (marks.go), so not hot. A row lives until
+	// maxExpiredLookback after its expiry. LCS; gc_grace 3 h.
+	{"expiry_marks", `CREATE TABLE IF NOT EXISTS %[1]s.expiry_marks (
+		day bigint,
+		expires_s bigint,
+		received_ms bigint,
+		PRIMARY KEY (day, expires_s)
+	) WITH CLUSTERING ORDER BY (expires_s ASC) AND ` + leveled +
+		fmt.Sprintf(` AND gc_grace_seconds = %d`, gcGraceSeconds)},
+
 	// The layout the keyspace was created with (bucket widths, shards),
 	// one row, written once with IF NOT EXISTS and read at every start, so
 	// every process uses the layout the data was written with. It is

@@ -1,9 +1,17 @@
 package e2e
 
 import (
+	"context"
+	"fmt"
+	"net/url"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/heraldmq/herald/load/loadgen"
+	"github.com/heraldmq/herald/load/sqsload"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sns"
@@ -86,5 +94,62 @@ func TestAdminAPI(t *testing.T) {
 	}
 	if code := call(t, s, "GET", "/v1/admin/queues/no-such-queue/peek", nil, &e); code != 404 || e.Error.Code != "not_found" {
 		t.Fatalf("peek of a missing queue: %d %+v", code, e)
+	}
+}
+
+// TestAdminQueuesSearchAndPages lists queues by name prefix, a page of 200
+// at a time, following `next` to the end.
+func TestAdminQueuesSearchAndPages(t *testing.T) {
+	s := startServer(t, "")
+	q := sqsload.NewClient(s.URL, sqsload.Options{Connections: 16})
+	var next atomic.Int64
+	names := append([]string{"other-1", "boxes"}, make([]string, 450)...)
+	for i := range 450 {
+		names[2+i] = fmt.Sprintf("box-%03d", i)
+	}
+	r := loadgen.Run(t.Context(), "create", loadgen.Config{Concurrency: 16, Requests: len(names)}, func(ctx context.Context, _, _ int) (int, error) {
+		_, err := q.CreateQueue(ctx, names[next.Add(1)-1], nil)
+		return 1, err
+	})
+	if r.Errors > 0 {
+		t.Fatalf("creating queues: %s", r.FirstError)
+	}
+	type page struct {
+		Queues []struct {
+			Name string `json:"name"`
+		} `json:"queues"`
+		Truncated bool   `json:"truncated"`
+		Next      string `json:"next"`
+	}
+	var got []string
+	pages := 0
+	for tok := ""; ; pages++ {
+		var p page
+		path := "/v1/admin/queues?prefix=box-"
+		if tok != "" {
+			path += "&next=" + url.QueryEscape(tok)
+		}
+		if code := call(t, s, "GET", path, nil, &p); code != 200 {
+			t.Fatalf("GET %s: %d", path, code)
+		}
+		if len(p.Queues) > 200 || p.Truncated != (p.Next != "") {
+			t.Fatalf("page %d: %d queues, truncated %v, next %q", pages, len(p.Queues), p.Truncated, p.Next)
+		}
+		for _, x := range p.Queues {
+			got = append(got, x.Name)
+		}
+		if !p.Truncated {
+			break
+		}
+		tok = p.Next
+	}
+	want := names[2:]
+	if !slices.Equal(got, want) || pages != 2 {
+		t.Fatalf("listed %d queues in %d pages (first %v), want the 450 box- queues in order in 3 pages", len(got), pages+1, got[:min(3, len(got))])
+	}
+	var p page
+	call(t, s, "GET", "/v1/admin/queues?prefix=other", nil, &p)
+	if len(p.Queues) != 1 || p.Queues[0].Name != "other-1" || p.Truncated {
+		t.Fatalf("prefix other: %+v", p)
 	}
 }

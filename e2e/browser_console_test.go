@@ -259,3 +259,29 @@ func TestBrowserConsoleRollupSortAndDrillDown(t *testing.T) {
 		t.Fatalf("console reported %q\nserver log:\n%s", title, s.logs())
 	}
 }
+
+// TestBrowserConsoleQueueSearch: among many queues, the console's search
+// box lists those whose names start with what was typed, 200 a page, and
+// "Next page" shows the rest.
+func TestBrowserConsoleQueueSearch(t *testing.T) {
+	chromium := findChromium(t)
+	s := startServer(t, "")
+	ctx := ctxFor(t, 2*time.Minute)
+	q := sqsClient(s)
+	for i := range 260 {
+		if _, err := q.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(fmt.Sprintf("stb-%03d", i))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range []string{"alpha", "zeta"} {
+		if _, err := q.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(name)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	title := watchPage(t, ctx, chromium, s.URL+"/?check=n:stb-:200,m:stb-:60,n:zet:1", func(title string) bool {
+		return title == "CONSOLE PASS" || strings.HasPrefix(title, "CONSOLE FAIL")
+	})
+	if title != "CONSOLE PASS" {
+		t.Fatalf("console reported %q\nserver log:\n%s", title, s.logs())
+	}
+}

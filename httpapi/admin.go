@@ -29,7 +29,7 @@ import (
 
 // Admin bounds.
 const (
-	adminMaxQueues   = 200 // queues one listing reads (with their counts)
+	adminMaxQueues   = 200 // queues one page of the listing reads (with their counts)
 	adminMaxTopics   = 100 // topics one listing reads (with their subscriptions)
 	adminMaxSubs     = 100 // subscriptions shown per topic
 	adminMaxBodySize = 256 << 10
@@ -135,29 +135,24 @@ func (s *Server) adminNode(a *admin) http.HandlerFunc {
 	}
 }
 
+// adminQueues lists a page of up to adminMaxQueues of the caller's queues
+// with their counts, in name order: those whose names start with the
+// `prefix` parameter, from the page `next` names (a previous answer's
+// Next). One ListQueues call, so a page costs the same among a million
+// queues.
 func (s *Server) adminQueues(a *admin) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		c := adminCaller(r)
 		ctx := r.Context()
-		var urls []string
-		in := sqs.ListQueuesInput{MaxResults: ptrInt(1000)}
-		for len(urls) < adminMaxQueues {
-			out, err := a.queues.ListQueues(ctx, c, in)
-			if err != nil {
-				writeError(w, r, s.log, adminError(err))
-				return
-			}
-			urls = append(urls, out.QueueURLs...)
-			if out.NextToken == "" {
-				break
-			}
-			in.NextToken = out.NextToken
+		q := r.URL.Query()
+		in := sqs.ListQueuesInput{MaxResults: ptrInt(adminMaxQueues), QueueNamePrefix: q.Get("prefix"), NextToken: q.Get("next")}
+		out, err := a.queues.ListQueues(ctx, c, in)
+		if err != nil {
+			writeError(w, r, s.log, adminError(err))
+			return
 		}
-		if len(urls) > adminMaxQueues {
-			urls = urls[:adminMaxQueues]
-		}
-		views := make([]api.AdminQueue, 0, len(urls))
-		for _, u := range urls {
+		views := make([]api.AdminQueue, 0, len(out.QueueURLs))
+		for _, u := range out.QueueURLs {
 			v, err := queueView(ctx, a.queues, c, u)
 			if err != nil {
 				if herald.ErrorCode(adminError(err)) == herald.ENotFound {
@@ -169,7 +164,7 @@ func (s *Server) adminQueues(a *admin) http.HandlerFunc {
 			views = append(views, v)
 		}
 		sort.Slice(views, func(i, j int) bool { return views[i].Name < views[j].Name })
-		writeJSON(w, http.StatusOK, api.AdminQueues{Queues: views, Truncated: len(urls) == adminMaxQueues})
+		writeJSON(w, http.StatusOK, api.AdminQueues{Queues: views, Truncated: out.NextToken != "", Next: out.NextToken})
 	}
 }
 

@@ -128,6 +128,10 @@ func (downStore) Journal(context.Context, time.Time, time.Time, cache.Position, 
 	return nil, herald.Unavailable("journal", errStoreDown)
 }
 
+func (downStore) ExpiredSince(context.Context, time.Time) (bool, error) {
+	return false, herald.Unavailable("expired since", errStoreDown)
+}
+
 func (downStore) Close() error  { return nil }
 func (downStore) Epoch() string { return "0000000000000000" }
 

@@ -67,6 +67,13 @@ func (s *CacheStore) Journal(ctx context.Context, from, to time.Time, after cach
 	return refs, err
 }
 
+func (s *CacheStore) ExpiredSince(ctx context.Context, from time.Time) (bool, error) {
+	start := time.Now()
+	expired, err := s.next.ExpiredSince(ctx, from)
+	s.observe("expired_since", start, err)
+	return expired, err
+}
+
 func (s *CacheStore) Close() error { return s.next.Close() }
 
 // Epoch is the wrapped store's.

@@ -85,6 +85,10 @@ const (
 // keyFormat holds the layout version; Open refuses a DB written with another.
 var keyFormat = []byte{prefixMeta, 'f', 'o', 'r', 'm', 'a', 't'}
 
+// keyExpiredThrough holds the latest time received (ms, 8 bytes BE) of
+// the messages the reaper deleted (Store.ExpiredSince).
+var keyExpiredThrough = []byte{prefixMeta, 'e', 'x', 'p', 'i', 'r', 'e', 'd'}
+
 // keyEpoch holds the store's incarnation (Store.Epoch).
 var keyEpoch = []byte{prefixMeta, 'e', 'p', 'o', 'c', 'h'}
 

@@ -3,6 +3,7 @@ package pebblestore
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -135,6 +136,7 @@ func (db *DB) reap(chunk []expiring) (int, error) {
 	b := db.pdb.NewBatch()
 	defer b.Close()
 	n := 0
+	latest := int64(math.MinInt64) // the latest time received of the deleted
 	for _, e := range chunk {
 		m, err := db.getRecord(e.id)
 		if err != nil {
@@ -144,6 +146,7 @@ func (db *DB) reap(chunk []expiring) (int, error) {
 			if err := deleteMessage(b, m); err != nil { // includes the expiry entry
 				return 0, err
 			}
+			latest = max(latest, m.ReceivedAt.UnixMilli())
 			n++
 			continue
 		}
@@ -151,7 +154,13 @@ func (db *DB) reap(chunk []expiring) (int, error) {
 			return 0, err
 		}
 	}
-	// Losing a reap to a crash only means redoing it: no need to sync.
+	if n > 0 {
+		if err := db.raiseExpiredThrough(b, latest); err != nil {
+			return 0, err
+		}
+	}
+	// Losing a reap to a crash only means redoing it (the mark is lost
+	// with the deletions): no need to sync.
 	if err := b.Commit(pebble.NoSync); err != nil {
 		return 0, err
 	}

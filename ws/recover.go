@@ -16,11 +16,10 @@ import (
 type recovery struct {
 	from  time.Time      // journal start (time received)
 	after cache.Position // skip journal entries at or before it
-	known bool           // since named (by message_uuid alone) a message still stored
 	limit int
 	since uuid.UUID // since as a message_uuid (alone or in a position); uuid.Nil for a time
 	epoch string    // since's epoch when it is a position; "" otherwise
-	at    time.Time // a position's received_at: truncated when older than the oldest message kept
+	at    time.Time // a position's received_at: where a missed message would start
 }
 
 // position is since written as a position: the epoch, received_at and
@@ -118,7 +117,7 @@ func (c *conn) resolve(r *recovery) error {
 	m, err := c.h.cfg.Cache.Get(c.ctx, r.since.String())
 	switch {
 	case err == nil:
-		r.from, r.after, r.known = m.ReceivedAt, cache.Position{At: m.ReceivedAt, ID: m.ID}, true
+		r.from, r.after = m.ReceivedAt, cache.Position{At: m.ReceivedAt, ID: m.ID}
 	case herald.ErrorCode(err) == herald.ENotFound:
 		r.from = cache.UUIDTime(r.since).Truncate(time.Millisecond)
 		r.after = cache.Position{At: r.from, ID: r.since}
@@ -147,7 +146,17 @@ func (c *conn) sendRecovery(s *subscription, pat paths.Pattern, r *recovery) err
 	if r.epoch != "" {
 		start = r.at // the overlap is sent again, not missing
 	}
-	count, truncated := 0, changed || !r.known && start.Before(oldest)
+	// Something was missed when retention removed a message received
+	// since the start (the store's own account of what expired), not
+	// merely because the store holds nothing that old.
+	count, truncated := 0, changed
+	if !truncated {
+		expired, err := svc.ExpiredSince(s.ctx, start)
+		if err != nil {
+			return err
+		}
+		truncated = expired
+	}
 	cursor := ""
 	from := r.from
 	if from.Before(time.Unix(0, 0)) || from.IsZero() {

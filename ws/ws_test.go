@@ -2,6 +2,7 @@ package ws
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/google/uuid"
 	"github.com/heraldmq/herald/access"
+	"github.com/heraldmq/herald"
 	"github.com/heraldmq/herald/cache"
 )
 
@@ -380,5 +382,58 @@ func TestTokenExpiryClosesTheConnection(t *testing.T) {
 			t.Fatal("closed before the token expired")
 		}
 		return
+	}
+}
+
+// TestRecoverFromBeforeEverythingIsNotTruncated: a recovery from a time
+// older than anything stored, of fewer messages than its limit, none of
+// which expired, sends them all and says nothing was missed.
+func TestRecoverFromBeforeEverythingIsNotTruncated(t *testing.T) {
+	e := newEnv(t, nil)
+	since := time.Now().Add(-time.Hour).UTC().Format(time.RFC3339Nano)
+	for i := range 300 {
+		e.put(t, fmt.Sprintf("feed.%d", i%7), fmt.Sprint(i))
+	}
+	c := e.dial(t)
+	c.subscribe("s", "feed.*", map[string]any{"mode": "recover", "since": since, "limit": 1000})
+	for range 300 {
+		c.expect("message")
+	}
+	if r := c.expect("recovered"); r["truncated"] != false || r["count"] != 300.0 {
+		t.Fatalf("recovered %v, want 300 and not truncated", r)
+	}
+}
+
+// TestRecoverTruncatedWhenAMessageSinceExpired: a message received after
+// the recovery's start that retention removed makes it truncated (here
+// expired and waiting for the reaper, which this store does not run);
+// from just after that message, nothing was missed.
+func TestRecoverTruncatedWhenAMessageSinceExpired(t *testing.T) {
+	e := newEnv(t, nil)
+	since := time.Now().Add(-time.Second).UTC()
+	one := int64(1)
+	short, _, err := e.svc.Put(context.Background(), cache.PutInput{
+		Metadata: json.RawMessage(`{"paths":["feed.x"]}`), Body: []byte("short"), TTL: &one})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := e.put(t, "feed.y", "kept")
+	eventually(t, "the short-lived message to expire", func() bool {
+		_, err := e.svc.Get(context.Background(), short.ID.String())
+		return herald.ErrorCode(err) == herald.ENotFound
+	})
+	recover := func(from time.Time) frame {
+		c := e.dial(t)
+		c.subscribe("s", "feed.*", map[string]any{"mode": "recover", "since": from.Format(time.RFC3339Nano)})
+		if m := c.expect("message"); m.msgID() != kept {
+			t.Fatalf("recovered %v, want %s", m, kept)
+		}
+		return c.expect("recovered")
+	}
+	if r := recover(since); r["truncated"] != true || r["count"] != 1.0 {
+		t.Fatalf("from before the expired message: %v, want 1 and truncated", r)
+	}
+	if r := recover(short.ReceivedAt.Add(time.Millisecond)); r["truncated"] != false || r["count"] != 1.0 {
+		t.Fatalf("from after the expired message: %v, want 1 and not truncated", r)
 	}
 }

@@ -79,6 +79,29 @@ func expire(m *cache.Message, exp time.Time) *cache.Message {
 
 var expiryTests = []expiryTest{
 	{
+		// ExpiredSince: the store knows a message received since a time
+		// has expired (it may also say so of a message received up to a
+		// second before it); no message received after now has.
+		name: "ExpiredSinceSeesTheExpired",
+		before: func(e *env, exp time.Time) {
+			short := expire(e.msg("short", e.now.Add(-time.Second), e.path("a")), exp)
+			e.putAll(short)
+			e.keep("short", short)
+			if got, err := e.store.ExpiredSince(e.ctx, time.Now().Add(time.Minute)); err != nil || got {
+				e.t.Errorf("ExpiredSince(a minute from now) = %v, %v; want false", got, err)
+			}
+		},
+		after: func(e *env, exp time.Time) {
+			short := e.kept("short")[0]
+			if got, err := e.store.ExpiredSince(e.ctx, short.ReceivedAt); err != nil || !got {
+				e.t.Errorf("ExpiredSince(the expired message's time received) = %v, %v; want true", got, err)
+			}
+			if got, err := e.store.ExpiredSince(e.ctx, time.Now().Add(time.Minute)); err != nil || got {
+				e.t.Errorf("ExpiredSince(a minute from now) = %v, %v; want false", got, err)
+			}
+		},
+	},
+	{
 		name: "GetMessagesOmitsExpired",
 		before: func(e *env, exp time.Time) {
 			short := expire(e.msg("short", e.now.Add(-time.Second), e.path("a")), exp)

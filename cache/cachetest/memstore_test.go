@@ -221,6 +221,21 @@ func (s *memStore) Journal(ctx context.Context, from, to time.Time, after cache.
 	return out, nil
 }
 
+func (s *memStore) ExpiredSince(ctx context.Context, from time.Time) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := time.Now()
+	for _, m := range s.msgs {
+		if m.Expired(now) && !m.ReceivedAt.Before(from) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
 func (s *memStore) Epoch() string { return s.epoch }
 
 func (s *memStore) Close() error {

@@ -115,8 +115,11 @@ function renderQueues(data) {
     tr.addEventListener("click", () => { selected = q.name; renderQueues({ queues }); renderDetail(); });
     rows.append(tr);
   }
-  $("queues-note").textContent = queues.length === 0 ? "No queues yet." :
-    (data.truncated ? "Showing the first " + queues.length + " queues." : "");
+  queuesNext = data.truncated ? data.next || "" : "";
+  $("queues-more").hidden = !queuesNext;
+  $("queues-first").hidden = !queuesPage;
+  $("queues-note").textContent = queues.length === 0 ? (queuesPrefix ? "No queue's name starts with " + queuesPrefix + "." : "No queues yet.") :
+    (data.truncated || queuesPage ? "Showing " + queues.length + " queues from " + queues[0].name + (data.truncated ? "; more on the next page." : ".") : "");
   renderDetail();
 }
 
@@ -275,11 +278,33 @@ $("paths-form").addEventListener("submit", (ev) => {
 });
 $("paths-pattern").value = pathPattern;
 
+// The queue listing: a page of up to 200 queues whose names start with
+// queuesPrefix, from queuesPage (a NextToken; "" the first page).
+let queuesPrefix = "", queuesPage = "", queuesNext = "";
+function queuesURL() {
+  const q = new URLSearchParams();
+  if (queuesPrefix) q.set("prefix", queuesPrefix);
+  if (queuesPage) q.set("next", queuesPage);
+  const s = q.toString();
+  return "/v1/admin/queues" + (s ? "?" + s : "");
+}
+async function showQueues() {
+  renderQueues(await api(queuesURL()));
+}
+$("queues-form").addEventListener("submit", (ev) => {
+  ev.preventDefault();
+  queuesPrefix = $("queues-prefix").value.trim();
+  queuesPage = "";
+  showQueues().catch(showError);
+});
+$("queues-more").addEventListener("click", () => { queuesPage = queuesNext; showQueues().catch(showError); });
+$("queues-first").addEventListener("click", () => { queuesPage = ""; showQueues().catch(showError); });
+
 async function poll() {
   try {
     if ((location.hash || "#queues") === "#paths" || steps.some((s) => s.kind === "l")) await pollPaths();
     if ((location.hash || "#queues") === "#rollups" || params.get("rollup")) await pollRollups();
-    const [q, t, n] = await Promise.all([api("/v1/admin/queues"), api("/v1/admin/topics"), api("/v1/admin/node")]);
+    const [q, t, n] = await Promise.all([api(queuesURL()), api("/v1/admin/topics"), api("/v1/admin/node")]);
     renderQueues(q);
     renderTopics(t);
     renderNode(n);
@@ -457,6 +482,23 @@ function check() {
       peek();
     }
     got = $("peeked").hidden ? undefined : $("peek-rows").children.length;
+  } else if (s.kind === "n" || s.kind === "m") {
+    // n:PREFIX:ROWS searches the queues by PREFIX through the search box;
+    // m:PREFIX:ROWS clicks "Next page" of that search. Both then wait for
+    // ROWS rows, every name starting with PREFIX.
+    if (!s.started) {
+      s.started = true;
+      s.from = queues.length ? queues[0].name : "";
+      if (s.kind === "n") {
+        $("queues-prefix").value = s.name;
+        $("queues-form").requestSubmit();
+      } else {
+        $("queues-more").click();
+      }
+    }
+    const names = Array.from(document.querySelectorAll("#queue-rows tr")).map((tr) => tr.dataset.name);
+    const turned = s.kind === "n" ? queuesPrefix === s.name : names[0] !== s.from;
+    got = turned && names.every((n) => n.startsWith(s.name)) ? names.length : undefined;
   } else if (s.kind === "q") {
     const row = Array.from(document.querySelectorAll("#queue-rows tr")).find((tr) => tr.dataset.name === s.name);
     got = row ? Number(row.children[2].textContent) : undefined;
