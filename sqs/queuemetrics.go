@@ -2,7 +2,6 @@ package sqs
 
 import (
 	"context"
-	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -105,28 +104,23 @@ func (s *Service) QueueMetrics(ctx context.Context, limit int) []QueueMetric {
 	if limit <= 0 {
 		return nil
 	}
-	var all []*queueActivity
+	// The queues shown last time, and the limit read longest ago among the
+	// others (all of them while they are few).
+	var refresh []*queueActivity
+	others := newTopK(limit, func(a, b *queueActivity) bool { return readSeq(a) < readSeq(b) })
 	s.activity.m.Range(func(_, v any) bool {
-		all = append(all, v.(*queueActivity))
+		a := v.(*queueActivity)
+		a.mu.Lock()
+		sel := a.selected
+		a.mu.Unlock()
+		if sel {
+			refresh = append(refresh, a)
+		} else {
+			others.offer(a)
+		}
 		return true
 	})
-	refresh := all
-	if len(all) > limit {
-		refresh = refresh[:0:0]
-		var others []*queueActivity
-		for _, a := range all {
-			a.mu.Lock()
-			sel := a.selected
-			a.mu.Unlock()
-			if sel {
-				refresh = append(refresh, a)
-			} else {
-				others = append(others, a)
-			}
-		}
-		sort.Slice(others, func(i, j int) bool { return readSeq(others[i]) < readSeq(others[j]) })
-		refresh = append(refresh, others[:min(limit, len(others))]...)
-	}
+	refresh = append(refresh, others.sorted()...)
 	now := s.now()
 	for _, a := range refresh {
 		s.readQueue(ctx, a, now)
@@ -136,28 +130,29 @@ func (s *Service) QueueMetrics(ctx context.Context, limit int) []QueueMetric {
 		a     *queueActivity
 		depth int64
 	}
-	var rs []reading
-	s.activity.m.Range(func(_, v any) bool {
-		a := v.(*queueActivity)
-		a.mu.Lock()
-		if !a.readAt.IsZero() {
-			rs = append(rs, reading{a, a.counts.Visible + a.counts.InFlight + a.counts.Delayed})
+	deeper := func(x, y reading) bool {
+		if x.depth != y.depth {
+			return x.depth > y.depth
 		}
-		a.selected = false
-		a.mu.Unlock()
-		return true
-	})
-	sort.Slice(rs, func(i, j int) bool {
-		if rs[i].depth != rs[j].depth {
-			return rs[i].depth > rs[j].depth
-		}
-		qi, qj := rs[i].a.q.Load(), rs[j].a.q.Load()
+		qi, qj := x.a.q.Load(), y.a.q.Load()
 		if qi.Account != qj.Account {
 			return qi.Account < qj.Account
 		}
 		return qi.Name < qj.Name
+	}
+	deepest := newTopK(limit, deeper)
+	s.activity.m.Range(func(_, v any) bool {
+		a := v.(*queueActivity)
+		a.mu.Lock()
+		read, depth := !a.readAt.IsZero(), a.counts.Visible+a.counts.InFlight+a.counts.Delayed
+		a.selected = false
+		a.mu.Unlock()
+		if read {
+			deepest.offer(reading{a, depth})
+		}
+		return true
 	})
-	rs = rs[:min(limit, len(rs))]
+	rs := deepest.sorted()
 	out := make([]QueueMetric, 0, len(rs))
 	for _, r := range rs {
 		a := r.a

@@ -18,13 +18,13 @@ type rssSampler struct {
 	peak     float64
 }
 
-// sampleRSS reads the server's resident memory every second until stop.
+// sampleRSS reads the server's resident memory every 2 seconds until stop.
 func sampleRSS(ctx context.Context, hc *http.Client, url string) *rssSampler {
 	ctx, cancel := context.WithCancel(ctx)
 	s := &rssSampler{cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(s.done)
-		t := time.NewTicker(time.Second)
+		t := time.NewTicker(2 * time.Second)
 		defer t.Stop()
 		for {
 			if m, err := promtext.FetchMemory(ctx, hc, url); err == nil {
