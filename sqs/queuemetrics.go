@@ -2,6 +2,7 @@ package sqs
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -18,23 +19,29 @@ import (
 // neither the label cardinality nor the scrape's cost grows with the
 // number of queues.
 
-// queueActivities are the queues this node has served.
+// queueActivities are the queues this node has served: a map for the
+// counters on every call, and a ring that QueueMetrics reads a few of at
+// a time, so that a scrape costs the same among a million queues.
 type queueActivities struct {
-	m   sync.Map     // uuid.UUID -> *queueActivity
-	seq atomic.Int64 // numbers the readings, to find those read longest ago
+	m sync.Map // uuid.UUID -> *queueActivity
+
+	mu    sync.Mutex
+	ring  []*queueActivity // every tracked queue; untrack moves the last into the gap
+	next  int              // where the next QueueMetrics goes on reading the ring
+	shown []*queueActivity // exported by the last QueueMetrics
 }
 
 // queueActivity is what this node knows of one queue.
 type queueActivity struct {
 	q                                     atomic.Pointer[Queue]
 	sent, received, deleted, deadLettered atomic.Int64
+	pos                                   int         // in the ring (activities.mu); -1 once untracked
+	gone                                  atomic.Bool // untracked
 
-	mu       sync.Mutex
-	counts   Counts
-	oldest   time.Time // SentAt of the oldest stored message; zero when none
-	readAt   time.Time // when counts were last read; zero if never
-	readSeq  int64     // s.activity.seq at that reading; 0 if never
-	selected bool      // exported by the last QueueMetrics
+	mu     sync.Mutex
+	counts Counts
+	oldest time.Time // SentAt of the oldest stored message; zero when none
+	readAt time.Time // when counts were last read; zero if never
 }
 
 // track returns q's activity record, making it on first use.
@@ -48,12 +55,40 @@ func (s *Service) track(q *Queue) *queueActivity {
 	}
 	a := &queueActivity{}
 	a.q.Store(q)
-	v, _ := s.activity.m.LoadOrStore(q.ID, a)
+	v, loaded := s.activity.m.LoadOrStore(q.ID, a)
+	if !loaded {
+		s.activity.mu.Lock()
+		a.pos = len(s.activity.ring)
+		s.activity.ring = append(s.activity.ring, a)
+		s.activity.mu.Unlock()
+	}
 	return v.(*queueActivity)
 }
 
 // untrack forgets a deleted queue.
-func (s *Service) untrack(id uuid.UUID) { s.activity.m.Delete(id) }
+func (s *Service) untrack(id uuid.UUID) {
+	v, ok := s.activity.m.LoadAndDelete(id)
+	if !ok {
+		return
+	}
+	a := v.(*queueActivity)
+	a.gone.Store(true)
+	acts := &s.activity
+	acts.mu.Lock()
+	defer acts.mu.Unlock()
+	if a.pos < 0 || a.pos >= len(acts.ring) || acts.ring[a.pos] != a {
+		return
+	}
+	last := len(acts.ring) - 1
+	acts.ring[a.pos] = acts.ring[last]
+	acts.ring[a.pos].pos = a.pos
+	acts.ring[last] = nil
+	acts.ring = acts.ring[:last]
+	a.pos = -1
+	if acts.next > len(acts.ring) {
+		acts.next = 0
+	}
+}
 
 func (s *Service) countSent(q *Queue, n int) {
 	s.stats.MessagesSent.Add(int64(n))
@@ -104,23 +139,28 @@ func (s *Service) QueueMetrics(ctx context.Context, limit int) []QueueMetric {
 	if limit <= 0 {
 		return nil
 	}
-	// The queues shown last time, and the limit read longest ago among the
-	// others (all of them while they are few).
-	var refresh []*queueActivity
-	others := newTopK(limit, func(a, b *queueActivity) bool { return readSeq(a) < readSeq(b) })
-	s.activity.m.Range(func(_, v any) bool {
-		a := v.(*queueActivity)
-		a.mu.Lock()
-		sel := a.selected
-		a.mu.Unlock()
-		if sel {
-			refresh = append(refresh, a)
-		} else {
-			others.offer(a)
+	// The queues shown last time, and the next limit others of the ring
+	// (all of them while they are few): every queue is read again within
+	// tracked/limit calls, and one that grew enters the selection then.
+	acts := &s.activity
+	acts.mu.Lock()
+	refresh := slices.DeleteFunc(slices.Clone(acts.shown), func(a *queueActivity) bool { return a.pos < 0 })
+	taken := 0
+	for range len(acts.ring) {
+		if taken == limit {
+			break
 		}
-		return true
-	})
-	refresh = append(refresh, others.sorted()...)
+		if acts.next >= len(acts.ring) {
+			acts.next = 0
+		}
+		a := acts.ring[acts.next]
+		acts.next++
+		if !slices.Contains(acts.shown, a) {
+			refresh = append(refresh, a)
+			taken++
+		}
+	}
+	acts.mu.Unlock()
 	now := s.now()
 	for _, a := range refresh {
 		s.readQueue(ctx, a, now)
@@ -141,24 +181,22 @@ func (s *Service) QueueMetrics(ctx context.Context, limit int) []QueueMetric {
 		return qi.Name < qj.Name
 	}
 	deepest := newTopK(limit, deeper)
-	s.activity.m.Range(func(_, v any) bool {
-		a := v.(*queueActivity)
+	for _, a := range refresh {
 		a.mu.Lock()
 		read, depth := !a.readAt.IsZero(), a.counts.Visible+a.counts.InFlight+a.counts.Delayed
-		a.selected = false
 		a.mu.Unlock()
-		if read {
+		if read && !a.gone.Load() {
 			deepest.offer(reading{a, depth})
 		}
-		return true
-	})
+	}
 	rs := deepest.sorted()
 	out := make([]QueueMetric, 0, len(rs))
+	shown := make([]*queueActivity, 0, len(rs))
 	for _, r := range rs {
 		a := r.a
+		shown = append(shown, a)
 		q := a.q.Load()
 		a.mu.Lock()
-		a.selected = true
 		m := QueueMetric{Account: q.Account, Region: s.regionName(q.Region), Name: q.Name, Counts: a.counts}
 		if !a.oldest.IsZero() {
 			m.OldestAge = max(0, now.Sub(a.oldest))
@@ -167,13 +205,10 @@ func (s *Service) QueueMetrics(ctx context.Context, limit int) []QueueMetric {
 		m.Sent, m.Received, m.Deleted, m.DeadLettered = a.sent.Load(), a.received.Load(), a.deleted.Load(), a.deadLettered.Load()
 		out = append(out, m)
 	}
+	acts.mu.Lock()
+	acts.shown = shown
+	acts.mu.Unlock()
 	return out
-}
-
-func readSeq(a *queueActivity) int64 {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.readSeq
 }
 
 // readQueue refreshes a's counts and oldest message. A queue deleted
@@ -203,7 +238,7 @@ func (s *Service) readQueue(ctx context.Context, a *queueActivity, now time.Time
 		}
 	}
 	a.mu.Lock()
-	a.counts, a.oldest, a.readAt, a.readSeq = n, oldest, now, s.activity.seq.Add(1)
+	a.counts, a.oldest, a.readAt = n, oldest, now
 	a.mu.Unlock()
 }
 
@@ -233,7 +268,7 @@ func isQueueMissing(err error) bool {
 // TrackedQueues is how many queues this node has served since it started
 // (and not seen deleted): those QueueMetrics chooses from.
 func (s *Service) TrackedQueues() int {
-	n := 0
-	s.activity.m.Range(func(_, _ any) bool { n++; return true })
-	return n
+	s.activity.mu.Lock()
+	defer s.activity.mu.Unlock()
+	return len(s.activity.ring)
 }
