@@ -54,6 +54,9 @@ func TestAlertReachesEveryDeviceQueue(t *testing.T) {
 		t.Errorf("%d of %d late devices got all their alerts", r.LateGot, r.Late)
 	}
 	for _, a := range r.Alerts {
+		if n := len(a.Progress); n == 0 || a.Progress[n-1].Enqueued != a.Matching {
+			t.Errorf("alert %s: progress %v does not end with the %d matching queues", a.Name, a.Progress, a.Matching)
+		}
 		if a.EnqueuedAllS == nil || a.ConnectedGot != a.Connected {
 			t.Errorf("alert %s: enqueued %v, %d of %d connected devices", a.Name, a.EnqueuedAllS, a.ConnectedGot, a.Connected)
 		}

@@ -20,6 +20,7 @@ func runBenchAlert(ctx context.Context, args []string, stdout, stderr io.Writer)
 	var (
 		cfg      alertload.Config
 		jsonFile string
+		plotFile string
 	)
 	fs := newFlagSet("bench alert", "bench alert [flags]   a nationwide alert to a million device queues, a share of them pushed live over WebSockets", stderr)
 	fs.StringVar(&cfg.Server, "server", "http://127.0.0.1:4566", "Herald server to load (only ever this address)")
@@ -36,6 +37,7 @@ func runBenchAlert(ctx context.Context, args []string, stdout, stderr io.Writer)
 	signing := signingFlags{&cfg.AccessKey, &cfg.SecretKey, &cfg.Region}
 	signing.register(fs, "services sns and sqs")
 	fs.StringVar(&jsonFile, "json", "", "also write the report as JSON to this file")
+	fs.StringVar(&plotFile, "plot", "", "also draw each alert's progress (queues holding it, connected devices with it, against time) to this .png or .svg file")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -58,6 +60,11 @@ func runBenchAlert(ctx context.Context, args []string, stdout, stderr io.Writer)
 		}
 		if jerr != nil && err == nil {
 			err = jerr
+		}
+	}
+	if plotFile != "" && len(report.Alerts) > 0 {
+		if perr := alertload.Plot(plotFile, report); perr != nil && err == nil {
+			err = perr
 		}
 	}
 	if err != nil {

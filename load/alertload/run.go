@@ -37,6 +37,16 @@ type AlertReport struct {
 	// read for it (herald_sns_subscriptions_read_total, once its publish
 	// job was done): with the filter index, about Matching, not Devices.
 	SubscriptionsRead *float64 `json:"subscriptions_read"`
+	// Progress samples, every pollEvery from its publish, how many
+	// matching queues held it and how many connected devices had it.
+	Progress []ProgressPoint `json:"progress"`
+}
+
+// ProgressPoint is one sample of an alert's fan-out.
+type ProgressPoint struct {
+	AtS       float64 `json:"at_s"`
+	Enqueued  int     `json:"enqueued"`
+	Connected int     `json:"connected"`
 }
 
 // Report is what a run measured. Its first fields are the nationwide
@@ -248,16 +258,22 @@ func Run(ctx context.Context, cfg Config) (report Report, err error) {
 			return report, err
 		}
 		deadline := t0.Add(cfg.Timeout)
+		// Until every matching queue holds it and every matching connected
+		// device has it, sampled for the report's progress (and plot).
 		for time.Now().Before(deadline) && ctx.Err() == nil {
 			got, _, err := sns.Delivered(ctx)
-			if err == nil && got >= base+float64(ar.Matching) {
-				s := time.Since(t0).Seconds()
-				ar.EnqueuedAllS, ar.DeliveriesPerS = &s, float64(ar.Matching)/s
+			at := time.Since(t0).Seconds()
+			if err == nil && ar.EnqueuedAllS == nil {
+				ar.Progress = append(ar.Progress, ProgressPoint{AtS: at, Enqueued: min(ar.Matching, int(got-base)), Connected: rec.count(n)})
+				if got >= base+float64(ar.Matching) {
+					ar.EnqueuedAllS, ar.DeliveriesPerS = &at, float64(ar.Matching)/at
+				}
+			} else {
+				ar.Progress = append(ar.Progress, ProgressPoint{AtS: at, Enqueued: ar.Matching, Connected: rec.count(n)})
+			}
+			if ar.EnqueuedAllS != nil && rec.count(n) >= ar.Connected {
 				break
 			}
-			time.Sleep(pollEvery)
-		}
-		for time.Now().Before(deadline) && ctx.Err() == nil && rec.count(n) < ar.Connected {
 			time.Sleep(pollEvery)
 		}
 		for time.Now().Before(deadline) && ctx.Err() == nil {
