@@ -12,8 +12,8 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/google/uuid"
-	"github.com/heraldmq/herald/access"
 	"github.com/heraldmq/herald"
+	"github.com/heraldmq/herald/access"
 	"github.com/heraldmq/herald/cache"
 )
 
