@@ -22,18 +22,10 @@ import (
 // tests that entry's copy against the message, so a stale entry can only
 // deliver what the older policy let through.
 
-// indexKeysOf returns the keys sub is indexed under.
-func indexKeysOf(sub *sns.Subscription) []string {
-	if keys := sns.FilterIndexKeys(sub.Attributes); len(keys) > 0 {
-		return keys
-	}
-	return []string{""}
-}
-
 // indexWrites adds to b the entries of s and the deletion of old's (nil:
 // none) under keys s no longer has.
 func (ts *topicStore) indexWrites(b *gocql.Batch, s, old *sns.Subscription) {
-	keys := indexKeysOf(s)
+	keys := sns.FilterIndexEntries(s.Attributes)
 	attrs := encodeStrings(s.Attributes)
 	for _, k := range keys {
 		b.Query(ts.q.insertIndexed, cqlUUID(s.TopicID), subBucket(s.ID), k, s.ID[:], s.TopicAccount, s.TopicName, s.Owner,
@@ -47,7 +39,7 @@ func (ts *topicStore) indexWrites(b *gocql.Batch, s, old *sns.Subscription) {
 // indexDeletes adds to b the deletion of old's entries under the keys not
 // in keep.
 func (ts *topicStore) indexDeletes(b *gocql.Batch, old *sns.Subscription, keep []string) {
-	for _, k := range indexKeysOf(old) {
+	for _, k := range sns.FilterIndexEntries(old.Attributes) {
 		if !slices.Contains(keep, k) {
 			b.Query(ts.q.deleteIndexed, cqlUUID(old.TopicID), subBucket(old.ID), k, old.ID[:])
 		}

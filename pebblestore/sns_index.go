@@ -17,18 +17,10 @@ import (
 // the subscription's lock, which also covers reading the record it
 // replaces (whose keys no longer held are deleted).
 
-// indexKeysOf returns the keys sub is indexed under.
-func indexKeysOf(sub *sns.Subscription) []string {
-	if keys := sns.FilterIndexKeys(sub.Attributes); len(keys) > 0 {
-		return keys
-	}
-	return []string{""}
-}
-
 // writeIndex adds to b the entries of sub (record rec) and deletes those
 // of old (nil: none) under keys sub no longer has.
 func writeIndex(b *pebble.Batch, sub, old *sns.Subscription, rec []byte) error {
-	keys := indexKeysOf(sub)
+	keys := sns.FilterIndexEntries(sub.Attributes)
 	for _, k := range keys {
 		if err := b.Set(filterEntryKey(sub.TopicID, k, sub.ID), rec, nil); err != nil {
 			return err
@@ -43,7 +35,7 @@ func writeIndex(b *pebble.Batch, sub, old *sns.Subscription, rec []byte) error {
 // deleteIndex adds to b the deletion of old's entries under the keys not
 // in keep.
 func deleteIndex(b *pebble.Batch, old *sns.Subscription, keep []string) error {
-	for _, k := range indexKeysOf(old) {
+	for _, k := range sns.FilterIndexEntries(old.Attributes) {
 		if slices.Contains(keep, k) {
 			continue
 		}

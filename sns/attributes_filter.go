@@ -26,6 +26,12 @@ func (m filterMatcher) Match(attrs map[string]MessageAttributeValue, body string
 	if m.body {
 		return m.p.MatchBody(body)
 	}
+	return m.p.MatchAttributes(filterAttributes(attrs))
+}
+
+// filterAttributes is a message's attributes as package filter reads
+// them (Binary values in base64).
+func filterAttributes(attrs map[string]MessageAttributeValue) map[string]filter.Attribute {
 	fa := make(map[string]filter.Attribute, len(attrs))
 	for k, v := range attrs {
 		val := v.StringValue
@@ -34,5 +40,5 @@ func (m filterMatcher) Match(attrs map[string]MessageAttributeValue, body string
 		}
 		fa[k] = filter.Attribute{DataType: v.DataType, Value: val}
 	}
-	return m.p.MatchAttributes(fa)
+	return fa
 }

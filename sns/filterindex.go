@@ -2,7 +2,6 @@ package sns
 
 import (
 	"context"
-	"encoding/base64"
 	"strings"
 	"sync"
 
@@ -48,6 +47,15 @@ func FilterIndexKeys(attrs map[string]string) []string {
 	return indexKeyCache.of(text)
 }
 
+// FilterIndexEntries returns the keys an engine keeps a subscription with
+// attributes attrs under: its FilterIndexKeys, or "" when it has none.
+func FilterIndexEntries(attrs map[string]string) []string {
+	if keys := FilterIndexKeys(attrs); len(keys) > 0 {
+		return keys
+	}
+	return []string{""}
+}
+
 // keyCache keeps the index keys of recent policy texts: a fan-out asks for
 // those of every subscription it reads, and a million devices share a few
 // thousand policies.
@@ -83,15 +91,7 @@ func messageIndexKeys(attrs map[string]MessageAttributeValue) []string {
 	if len(attrs) == 0 {
 		return nil
 	}
-	fa := make(map[string]filter.Attribute, len(attrs))
-	for k, v := range attrs {
-		val := v.StringValue
-		if strings.HasPrefix(v.DataType, "Binary") {
-			val = base64.StdEncoding.EncodeToString(v.BinaryValue)
-		}
-		fa[k] = filter.Attribute{DataType: v.DataType, Value: val}
-	}
-	return filter.MessageKeys(fa)
+	return filter.MessageKeys(filterAttributes(attrs))
 }
 
 // firstShared returns the first key of sorted a that sorted b holds too,
