@@ -28,6 +28,17 @@ const maxDrainBytes = 256 << 10
 
 var readerPool = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, maxHeaderBytes) }}
 
+// putReader returns br to the pool, emptied. A reader of another size is
+// dropped: readHead relies on the buffer holding a whole header block,
+// and a smaller reader in the pool (a test once put one there) made
+// well-formed requests look cut short.
+func putReader(br *bufio.Reader) {
+	br.Reset(nil)
+	if br.Size() == maxHeaderBytes {
+		readerPool.Put(br)
+	}
+}
+
 // conn is one client connection on the lean path. Its buffers, body and
 // writer are reused by each of its requests in turn.
 type conn struct {
@@ -84,8 +95,7 @@ func (c *conn) serve() {
 				c.closeWriteAndWait()
 			}
 			c.nc.Close()
-			c.br.Reset(nil)
-			readerPool.Put(c.br)
+			putReader(c.br)
 		}
 		c.srv.forget(c)
 	}()

@@ -65,8 +65,7 @@ func newReplayConn(nc net.Conn, br *bufio.Reader) *replayConn {
 		b, _ := br.Peek(n)
 		c.pending = bytes.Clone(b)
 	}
-	br.Reset(nil)
-	readerPool.Put(br)
+	putReader(br)
 	return c
 }
 

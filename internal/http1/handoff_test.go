@@ -70,3 +70,17 @@ func BenchmarkHandedOverConnection(b *testing.B) {
 		c.Close()
 	}
 }
+
+// TestPoolKeepsOnlyHeaderSizedReaders: a reader of another size handed to
+// the pool (as the test above hands one over) is dropped, so no connection
+// reads its requests through a buffer too small for a header block.
+func TestPoolKeepsOnlyHeaderSizedReaders(t *testing.T) {
+	for range 100 {
+		putReader(bufio.NewReaderSize(nil, 16))
+	}
+	for range 100 {
+		if br := readerPool.Get().(*bufio.Reader); br.Size() != maxHeaderBytes {
+			t.Fatalf("the pool gave a reader of %d bytes, want %d", br.Size(), maxHeaderBytes)
+		}
+	}
+}
