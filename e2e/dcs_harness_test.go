@@ -254,7 +254,13 @@ func (r *twoDCs) eachQuorumWithin(dc dataCenter, d time.Duration) error {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			for _, stmt := range []string{
 				"CREATE KEYSPACE IF NOT EXISTS herald_rig WITH replication = {'class': 'NetworkTopologyStrategy', 'dc1': 1, 'dc2': 1}",
-				"CREATE TABLE IF NOT EXISTS herald_rig.probe (k int PRIMARY KEY)",
+				// A fixed table id: a node that lost its schema (the rig
+				// runs with cassandra.unsafesystem, and a Cassandra killed
+				// or stuck loses what was not flushed) would otherwise
+				// create the table anew with an id of its own, and the
+				// two DCs would refuse each other's writes for good
+				// (INCOMPATIBLE_SCHEMA; CI failed so once).
+				"CREATE TABLE IF NOT EXISTS herald_rig.probe (k int PRIMARY KEY) WITH id = '" + rigProbeTableID + "'",
 			} {
 				if err = session.Query(stmt).WithContext(ctx).Exec(); err != nil {
 					break
@@ -273,6 +279,10 @@ func (r *twoDCs) eachQuorumWithin(dc dataCenter, d time.Duration) error {
 	}
 	return err
 }
+
+// rigProbeTableID is the id of herald_rig.probe on every node (see
+// eachQuorumWithin).
+const rigProbeTableID = "a1d5c0de-0000-4000-8000-000000000001"
 
 // probeCluster is the rig's checks' way into dc's Cassandra: short
 // timeouts, dc's node first.
