@@ -9,6 +9,7 @@ package herald
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Error codes. Each protocol edge maps them once (see httpapi for Herald's API).
@@ -20,6 +21,7 @@ const (
 	EUnavailable     = "unavailable"      // a backing store cannot be reached; retry later
 	EUnauthenticated = "unauthenticated"  // the request carries no valid credential
 	EForbidden       = "forbidden"        // the caller may not do this
+	EThrottled       = "throttled"        // over a rate limit (limits); retry after Error.RetryAfter
 	EInternal        = "internal"         // a bug or an unexpected failure
 )
 
@@ -29,6 +31,8 @@ type Error struct {
 	Code    string
 	Message string
 	Err     error // optional cause, never shown to clients
+	// RetryAfter, for EThrottled, is when a retry would be admitted.
+	RetryAfter time.Duration
 }
 
 func (e *Error) Error() string {
@@ -71,4 +75,14 @@ func ErrorMessage(err error) string {
 		return e.Message
 	}
 	return "internal error"
+}
+
+// RetryAfter returns how long err (an EThrottled *Error in its chain) asks
+// its caller to wait, and whether it is such an error.
+func RetryAfter(err error) (time.Duration, bool) {
+	var e *Error
+	if errors.As(err, &e) && e.Code == EThrottled {
+		return e.RetryAfter, true
+	}
+	return 0, false
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/heraldmq/herald/access"
+	"github.com/heraldmq/herald/limits"
 
 	rabbit "github.com/rabbitmq/amqp091-go"
 
@@ -36,7 +37,7 @@ type Ingest struct {
 	ready  chan struct{}
 	once   sync.Once
 
-	stored, repeats, requeued, deadLettered atomic.Uint64
+	stored, repeats, requeued, deadLettered, throttled atomic.Uint64
 }
 
 // IngestStats counts what Ingest did with the deliveries it received.
@@ -45,6 +46,7 @@ type IngestStats struct {
 	Repeats      uint64 // messages whose message_uuid was already stored
 	Requeued     uint64 // deliveries returned to the queue for a later retry
 	DeadLettered uint64 // invalid messages moved to the dead-letter exchange
+	Throttled    uint64 // of those, the ones over the AMQP door's rate limit
 }
 
 // NewIngest starts consuming with the given options; Close stops it.
@@ -87,6 +89,7 @@ func (g *Ingest) Stats() IngestStats {
 		Repeats:      g.repeats.Load(),
 		Requeued:     g.requeued.Load(),
 		DeadLettered: g.deadLettered.Load(),
+		Throttled:    g.throttled.Load(),
 	}
 }
 
@@ -167,7 +170,7 @@ func (g *Ingest) handle(ctx context.Context, d *rabbit.Delivery) bool {
 		// stored is acknowledged.
 		// Whoever the broker lets publish to the ingest exchange may write
 		// any path (docs/security.md).
-		pctx, cancel := context.WithTimeout(access.WithIdentity(context.WithoutCancel(ctx), ingestIdentity), time.Minute)
+		pctx, cancel := context.WithTimeout(limits.WithDoor(access.WithIdentity(context.WithoutCancel(ctx), ingestIdentity), limits.DoorAMQP), time.Minute)
 		var created bool
 		_, created, err = g.put.Put(pctx, in)
 		cancel()
@@ -183,6 +186,12 @@ func (g *Ingest) handle(ctx context.Context, d *rabbit.Delivery) bool {
 	}
 	switch herald.ErrorCode(err) {
 	case herald.EInvalid, herald.ETooLarge, herald.EConflict:
+		g.deadLetter(ctx, d, err)
+	case herald.EThrottled:
+		// Over the AMQP door's rate limit (limits.DoorAMQP): to the DLX
+		// with the reason, so that a flooding publisher cannot hold the
+		// ingest queue; an operator may replay the DLX later.
+		g.throttled.Add(1)
 		g.deadLetter(ctx, d, err)
 	default: // unavailable, or a failure that may pass: retry later
 		g.requeueLater(ctx, d, err)

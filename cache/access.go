@@ -5,6 +5,7 @@ import (
 
 	"github.com/heraldmq/herald"
 	"github.com/heraldmq/herald/access"
+	"github.com/heraldmq/herald/limits"
 	"github.com/heraldmq/herald/paths"
 )
 
@@ -27,6 +28,34 @@ func errNoIdentity() error {
 	return herald.Errorf(herald.EUnauthenticated, "this server requires a credential: a SigV4 signature or a bearer token")
 }
 
+// admit takes one request, and bytes bytes, of ctx's caller from its door's
+// rate limits (Config.Limits); Herald's own work, marked with no door,
+// passes.
+func (s *Service) admit(ctx context.Context, bytes int) error {
+	if s.cfg.Limits == nil {
+		return nil
+	}
+	door := limits.DoorOf(ctx)
+	if door == "" {
+		return nil
+	}
+	id, _ := access.FromContext(ctx)
+	return s.cfg.Limits.Admit(id.Account, door, bytes)
+}
+
+// admitWrite admits a put of m: the request and its bytes at its door,
+// then one write to each of its paths (the "path" rule, limits.ScopePath).
+func (s *Service) admitWrite(ctx context.Context, m *Message) error {
+	if err := s.admit(ctx, len(m.Metadata)+len(m.Body)); err != nil {
+		return err
+	}
+	if s.cfg.Limits == nil || limits.DoorOf(ctx) == "" {
+		return nil
+	}
+	id, _ := access.FromContext(ctx)
+	return s.cfg.Limits.AdmitPaths(id.Account, m.Paths)
+}
+
 // grants returns the grants of ctx's identity.
 func (s *Service) grants(ctx context.Context) (access.Grants, error) {
 	id, ok := access.FromContext(ctx)
@@ -42,6 +71,9 @@ func (s *Service) grants(ctx context.Context) (access.Grants, error) {
 // AuthorizeRead checks that ctx's caller may read every path pattern can
 // match (for queries and subscriptions, GET /v1/events and WebSockets).
 func (s *Service) AuthorizeRead(ctx context.Context, pattern string) error {
+	if err := s.admit(ctx, 0); err != nil {
+		return err
+	}
 	g, err := s.grants(ctx)
 	if err != nil {
 		return err

@@ -1,6 +1,10 @@
 package cache
 
-import "time"
+import (
+	"time"
+
+	"github.com/heraldmq/herald/limits"
+)
 
 // Config holds the cache's limits. Every limit is configuration; the defaults
 // are DefaultConfig's.
@@ -17,6 +21,11 @@ type Config struct {
 	// RequireIdentity refuses requests whose context carries no
 	// access.Identity (access.go); off, such requests may do everything.
 	RequireIdentity bool
+
+	// Limits, when set, admits every put and query that came in through
+	// a door (limits.DoorOf): per the caller's account, one request per
+	// message put or query, and each message's bytes (metadata and body).
+	Limits *limits.Limiter
 }
 
 // DefaultConfig returns Herald's default limits.

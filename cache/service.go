@@ -96,6 +96,9 @@ func (s *Service) put(ctx context.Context, m *Message) (*Message, bool, error) {
 	if err := s.authorizeWrite(ctx, m); err != nil {
 		return nil, false, err
 	}
+	if err := s.admitWrite(ctx, m); err != nil {
+		return nil, false, err
+	}
 	stored, created, err := s.store.PutMessage(ctx, m)
 	if err != nil {
 		return nil, false, err
@@ -221,6 +224,9 @@ func (s *Service) idOrNew(field, text string) (uuid.UUID, error) {
 func (s *Service) Get(ctx context.Context, id string) (*Message, error) {
 	u, err := ParseMessageID("message_uuid", id)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.admit(ctx, 0); err != nil {
 		return nil, err
 	}
 	ms, err := s.store.GetMessages(ctx, []uuid.UUID{u})

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strconv"
+	"time"
 
 	"github.com/heraldmq/herald"
 	"github.com/heraldmq/herald/api"
@@ -30,6 +32,8 @@ func statusOf(code string) int {
 		return http.StatusUnauthorized
 	case herald.EForbidden:
 		return http.StatusForbidden
+	case herald.EThrottled:
+		return http.StatusTooManyRequests
 	default:
 		return http.StatusInternalServerError
 	}
@@ -56,6 +60,10 @@ func toErrorBody(err error) (int, api.ErrorBody) {
 // are Herald's fault.
 func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
 	status, body := toErrorBody(err)
+	if d, ok := herald.RetryAfter(err); ok {
+		// Whole seconds, rounded up: a client waiting this long is admitted.
+		w.Header().Set("Retry-After", strconv.FormatInt(int64((d+time.Second-1)/time.Second), 10))
+	}
 	if status >= 500 {
 		log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 		if status == http.StatusServiceUnavailable {

@@ -15,6 +15,7 @@ import (
 	"github.com/heraldmq/herald/access"
 	"github.com/heraldmq/herald/api"
 	"github.com/heraldmq/herald/cache"
+	"github.com/heraldmq/herald/limits"
 	"github.com/heraldmq/herald/metrics"
 	"github.com/heraldmq/herald/rollup"
 )
@@ -43,16 +44,19 @@ type Server struct {
 func (s *Server) SetIdentifier(x *Identifier) { s.ident = x }
 
 // withIdentity establishes r's identity; false when r was refused.
+// The request is marked as come through the cache's door (limits.DoorCache),
+// for the rate limits the cache and rollup services apply.
 func (s *Server) withIdentity(w http.ResponseWriter, r *http.Request) (*http.Request, bool) {
+	ctx := limits.WithDoor(r.Context(), limits.DoorCache)
 	if s.ident == nil {
-		return r, true
+		return r.WithContext(ctx), true
 	}
 	id, err := s.ident.Identify(r, s.maxRequestBytes(true))
 	if err != nil {
 		writeError(w, r, s.log, err)
 		return r, false
 	}
-	return r.WithContext(access.WithIdentity(r.Context(), id)), true
+	return r.WithContext(access.WithIdentity(ctx, id)), true
 }
 
 // New returns the HTTP handler for Herald's API over the cache service.

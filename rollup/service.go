@@ -19,6 +19,7 @@ import (
 	"github.com/heraldmq/herald"
 	"github.com/heraldmq/herald/access"
 	"github.com/heraldmq/herald/cache"
+	"github.com/heraldmq/herald/limits"
 	"github.com/heraldmq/herald/paths"
 	"github.com/heraldmq/herald/sqs"
 )
@@ -32,6 +33,10 @@ type Config struct {
 	// (the zero-config embedded default); RequireIdentity refuses them.
 	DefaultAccount  string
 	RequireIdentity bool
+	// Limits, when set, admits each ingest of events that came in through
+	// a door (limits.DoorOf) at limits.DoorRollup: one request, and the
+	// body's bytes, per the caller's account.
+	Limits *limits.Limiter
 	// MaxDefinitions bounds one account's rollups (default 1,000).
 	MaxDefinitions int
 	// CommitShards is the commit shards of a rollup whose definition
@@ -130,6 +135,20 @@ func (s *Service) SetAMQPFeed(f AMQPFeed) { s.feed = f }
 // SetPublisher sets Config.Topics after NewService (SNS and rollups each
 // need the other); call it before Run.
 func (s *Service) SetPublisher(p Publisher) { s.cfg.Topics = p }
+
+// admit takes one request of events, and their bytes, from the rate limits
+// of ctx's caller at limits.DoorRollup (Config.Limits), when it came in
+// through a door; Herald's own feeds (SNS, AMQP) pass.
+func (s *Service) admit(ctx context.Context, bytes int) error {
+	if s.cfg.Limits == nil || limits.DoorOf(ctx) == "" {
+		return nil
+	}
+	account, err := s.account(ctx)
+	if err != nil {
+		return err
+	}
+	return s.cfg.Limits.Admit(account, limits.DoorRollup, bytes)
+}
 
 // account is the account ctx's caller acts in.
 func (s *Service) account(ctx context.Context) (string, error) {
@@ -364,6 +383,9 @@ const MaxIngestErrors = 10
 // ones are counted and skipped. The events are committed when it returns
 // without error.
 func (s *Service) Ingest(ctx context.Context, name string, body []byte) (IngestResult, error) {
+	if err := s.admit(ctx, len(body)); err != nil {
+		return IngestResult{}, err
+	}
 	d, err := s.Get(ctx, name)
 	if err != nil {
 		return IngestResult{}, err

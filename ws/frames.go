@@ -94,6 +94,9 @@ type errorFrame struct {
 	ID      string `json:"id,omitempty"`
 	Code    string `json:"code"`
 	Message string `json:"message"`
+	// RetryAfterMS, for code "throttled", is when a retry would be
+	// admitted, in milliseconds.
+	RetryAfterMS int64 `json:"retry_after_ms,omitempty"`
 }
 
 // Error codes of error frames.
@@ -104,6 +107,7 @@ const (
 	codeNotFound     = "not_found"
 	codeTooMany      = "too_many_subscriptions"
 	codeUnavailable  = "unavailable"
+	codeThrottled    = "throttled"
 	codeInternal     = "internal"
 )
 
@@ -135,6 +139,8 @@ func codeOf(err error) string {
 		return codeForbidden
 	case herald.EUnavailable:
 		return codeUnavailable
+	case herald.EThrottled:
+		return codeThrottled
 	default:
 		return codeInternal
 	}

@@ -25,6 +25,7 @@ import (
 
 	"github.com/heraldmq/herald"
 	"github.com/heraldmq/herald/access"
+	"github.com/heraldmq/herald/limits"
 )
 
 // Close codes of the protocol beyond RFC 6455's (docs/websocket.md, "Close
@@ -93,7 +94,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	wsc.SetReadLimit(h.cfg.MaxFrameBytes)
 	// The identity rides in the context, so that the cache service checks
 	// every query and publish against it too.
-	ctx, cancel := context.WithCancel(access.WithIdentity(context.WithoutCancel(r.Context()), id))
+	// The door marks what the client sends as WebSocket traffic for the
+	// rate limits (limits.DoorWS).
+	ctx, cancel := context.WithCancel(limits.WithDoor(access.WithIdentity(context.WithoutCancel(r.Context()), id), limits.DoorWS))
 	c := &conn{
 		h:      h,
 		ws:     wsc,
@@ -253,5 +256,9 @@ func (c *conn) errFrame(id string, err error) errorFrame {
 	if code == codeInternal {
 		c.h.cfg.Logger.Error("websocket request failed", "id", id, "err", err)
 	}
-	return errorFrame{Type: "error", ID: id, Code: code, Message: herald.ClipMessage(messageOf(err))}
+	f := errorFrame{Type: "error", ID: id, Code: code, Message: herald.ClipMessage(messageOf(err))}
+	if d, ok := herald.RetryAfter(err); ok {
+		f.RetryAfterMS = max(d.Milliseconds(), 1)
+	}
+	return f
 }

@@ -20,7 +20,7 @@ import (
 //   - a mapping under a key that is no flag name groups flags by the words
 //     of their names, joined with '-': "aws: {region: eu-west-1}" is
 //     aws-region, "cassandra: {hosts: ...}" is cassandra-hosts;
-//   - a list sets a repeatable flag (--sqs-limit, --cache-grants) once per
+//   - a list sets a repeatable flag (--sqs-limit, --cache-grants, --limit) once per
 //     item and any other flag to its items joined with ',';
 //   - a mapping under a repeatable NAME=VALUE flag sets it once per entry:
 //     "sqs-limit: {MaxMaximumMessageSize: 2097152}".
@@ -265,7 +265,7 @@ func scalars(name string, v *yaml.Node) ([]string, error) {
 // flags) instead of replacing it.
 func isRepeatable(f *flag.Flag) bool {
 	switch f.Value.(type) {
-	case *sqsLimits, *accountGrants:
+	case *sqsLimits, *accountGrants, *limitRules:
 		return true
 	}
 	return false

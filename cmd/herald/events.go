@@ -93,5 +93,6 @@ func registerAMQPMetrics(reg prometheus.Registerer, ev *amqp.Events, in *amqp.In
 		counter("herald_amqp_ingest_stored_total", "Ingested messages newly stored.", func() float64 { return float64(in.Stats().Stored) }),
 		counter("herald_amqp_ingest_requeued_total", "Ingest deliveries requeued for a later retry.", func() float64 { return float64(in.Stats().Requeued) }),
 		counter("herald_amqp_ingest_dead_lettered_total", "Invalid ingested messages sent to the dead-letter exchange.", func() float64 { return float64(in.Stats().DeadLettered) }),
+		counter("herald_amqp_ingest_throttled_total", "Ingested messages sent to the dead-letter exchange for being over the AMQP door's rate limit (also counted as dead-lettered).", func() float64 { return float64(in.Stats().Throttled) }),
 	)
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/heraldmq/herald/limits"
+	"github.com/heraldmq/herald/sns"
 	"log/slog"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -44,14 +46,14 @@ func openQueues(e *engine, cfg awsConfig, log *slog.Logger) (*queueService, erro
 
 // awsHandler is the AWS edge over the queue service, checking signatures
 // when access keys are configured.
-func awsHandler(q *queueService, t *topicService, creds credentials, cfg awsConfig, m *metrics.Metrics, log *slog.Logger) (*awsapi.Handler, error) {
+func awsHandler(q *queueService, t *topicService, creds credentials, cfg awsConfig, lim *limits.Limiter, m *metrics.Metrics, log *slog.Logger) (*awsapi.Handler, error) {
 	regions, err := cfg.servedRegions()
 	if err != nil {
 		return nil, err
 	}
 	return awsapi.New(awsapi.Config{
 		Regions: regions,
-		SQS:     q.svc, SNS: awsapi.NewSNSService(t.svc, log), Verifier: creds.verifier, KeyAccounts: creds.keyAccounts,
+		SQS:     sqs.Limited(q.svc, lim), SNS: awsapi.NewSNSService(sns.Limited(t.svc, lim), log), Verifier: creds.verifier, KeyAccounts: creds.keyAccounts,
 		DefaultAccount: cfg.account, Logger: log, Observe: m.ObserveAWS,
 	}), nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"github.com/heraldmq/herald/limits"
 	"log/slog"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -18,11 +19,11 @@ import (
 // Its consumers of sources.queue read the queues through queues, as the
 // rollup's account; its live tiles go to cacheSvc, and rollups naming a
 // cache pattern count what events reports stored there.
-func openRollups(e *engine, cacheSvc *cache.Service, events *eventsWiring, queues *queueService, account string, requireIdentity bool, log *slog.Logger) *rollup.Service {
+func openRollups(e *engine, cacheSvc *cache.Service, events *eventsWiring, queues *queueService, account string, requireIdentity bool, lim *limits.Limiter, log *slog.Logger) *rollup.Service {
 	if e.rollups == nil {
 		return nil
 	}
-	svc := rollup.NewService(rollup.Config{Store: e.rollups, DefaultAccount: account, RequireIdentity: requireIdentity, CommitShards: e.rollupShards,
+	svc := rollup.NewService(rollup.Config{Store: e.rollups, DefaultAccount: account, RequireIdentity: requireIdentity, Limits: lim, CommitShards: e.rollupShards,
 		Queues: queues.svc, Cache: cacheSvc, Events: events.events, CacheReader: cacheSvc, Logger: log})
 	if events.amqp != nil {
 		opts := *events.amqp

@@ -17,6 +17,7 @@ import (
 
 	"github.com/heraldmq/herald/cache"
 	"github.com/heraldmq/herald/httpapi"
+	"github.com/heraldmq/herald/limits"
 	"github.com/heraldmq/herald/metrics"
 	"github.com/heraldmq/herald/sns/snshttp"
 	"github.com/heraldmq/herald/web"
@@ -36,6 +37,7 @@ type serveConfig struct {
 	pprofListen string
 	httpServer  string
 	cache       cache.Config
+	limits      limitRules
 	ops         opsConfig
 	// configPath is --config; declared is what that file declares.
 	configPath string
@@ -78,6 +80,7 @@ func newServeFlags(cfg *serveConfig, stderr io.Writer) *flag.FlagSet {
 	cfg.ws.register(fs)
 	cfg.auth.register(fs)
 	cfg.ops.register(fs)
+	cfg.limits.register(fs)
 	fs.StringVar(&cfg.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.StringVar(&cfg.httpServer, "http-server", httpServerLean, "what serves plain HTTP: "+httpServerLean+" (internal/http1 answers POST, PUT and DELETE requests and hands the rest to net/http) or "+httpServerStd+" (net/http alone); HTTPS is always net/http")
 	fs.StringVar(&cfg.pprofListen, "pprof-listen", "", "serve Go's profiler (net/http/pprof) on this address; empty disables it")
@@ -151,6 +154,10 @@ func serve(ctx context.Context, cfg serveConfig, stderr io.Writer) error {
 		return err
 	}
 	cfg.cache.RequireIdentity = requireIdentity
+	// One limiter for every door; without --limit it limits nothing until
+	// PUT /v1/admin/limits gives it rules.
+	limiter := limits.New(cfg.limits.rules)
+	cfg.cache.Limits = limiter
 	m := metrics.New()
 	eng.instrument(m)
 	svc := cache.NewService(eng.cache, cfg.cache)
@@ -179,7 +186,7 @@ func serve(ctx context.Context, cfg serveConfig, stderr io.Writer) error {
 	handler.AddComponents(eng.components)
 	handler.AddComponents(events.components)
 	defer queues.closer()
-	rollups := openRollups(eng, svc, events, queues, cfg.aws.account, requireIdentity, log)
+	rollups := openRollups(eng, svc, events, queues, cfg.aws.account, requireIdentity, limiter, log)
 	serveRollups(handler, rollups, m.Registry)
 	topics, err := openTopics(eng, svc, cfg.auth.grants.topicGrants(requireIdentity), queues, rollups, cfg.aws, cfg.notify, cfg.store.dataDir, log)
 	if err != nil {
@@ -190,7 +197,7 @@ func serve(ctx context.Context, cfg serveConfig, stderr io.Writer) error {
 		rollups.SetPublisher(topics.svc)
 	}
 	registerSNSMetrics(m.Registry, topics.svc.Stats())
-	aws, err := awsHandler(queues, topics, creds, cfg.aws, m, log)
+	aws, err := awsHandler(queues, topics, creds, cfg.aws, limiter, m, log)
 	if err != nil {
 		return err
 	}
@@ -206,6 +213,7 @@ func serve(ctx context.Context, cfg serveConfig, stderr io.Writer) error {
 	handler.SetWebSocket(withRequestOrigin(wsHandler))
 	registerWSMetrics(m.Registry, wsHandler.Stats())
 	handler.SetAdmin(queues.svc, topics.svc, nodeInfo(cfg.store.engine, cfg.aws.region))
+	handler.SetLimits(&limits.Control{Limiter: limiter, Operator: cfg.aws.account})
 	if eng.backup != nil {
 		handler.SetBackup(eng.backup, cfg.store.dataDir)
 	}

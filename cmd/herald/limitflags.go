@@ -1,0 +1,47 @@
+package main
+
+import (
+	"flag"
+	"strings"
+
+	"github.com/heraldmq/herald/limits"
+)
+
+// limitRules is the repeatable --limit flag: rate limits per account and
+// door (package limits). A later rule for the same account, door and kind
+// replaces an earlier one.
+type limitRules struct{ rules []limits.Rule }
+
+func (l *limitRules) register(fs *flag.FlagSet) {
+	fs.Var(l, "limit", "a rate limit, [ACCOUNT/]DOOR[.bytes]=RATE/s[:BURST] or ...=off (repeatable; doors: "+
+		strings.Join(limits.Doors, ", ")+"), e.g. sqs=500/s, 123456789012/sqs=5000/s:10000, cache.bytes=10MiB/s; none by default: no limit")
+}
+
+func (l *limitRules) String() string {
+	var s []string
+	for _, r := range l.rules {
+		s = append(s, r.String())
+	}
+	return strings.Join(s, " ")
+}
+
+func (l *limitRules) Set(text string) error {
+	r, err := limits.ParseRule(text)
+	if err != nil {
+		return err
+	}
+	rules, err := limits.ParseRules(append(specsOf(l.rules), r.String()))
+	if err != nil {
+		return err
+	}
+	l.rules = rules
+	return nil
+}
+
+func specsOf(rules []limits.Rule) []string {
+	out := make([]string, len(rules))
+	for i, r := range rules {
+		out[i] = r.String()
+	}
+	return out
+}

@@ -1,0 +1,280 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
+	"github.com/aws/aws-sdk-go-v2/service/sns"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/smithy-go"
+	"github.com/google/uuid"
+)
+
+// limitedArgs: the shared service with account A limited to 4 requests a
+// second (burst 4) on SQS and SNS, and account B exempt from the limits
+// every other account has.
+func limitedArgs() []string {
+	return append(sharedArgs(),
+		"--limit", "sqs=4/s:4", "--limit", "sns=4/s:4",
+		"--limit", acctB+"/sqs=off", "--limit", acctB+"/sns=off")
+}
+
+// throttledStatus returns the HTTP status and the x-amzn-query-error header
+// of an SDK error, and whether it was code.
+func throttledAnswer(err error, code string) (status int, queryError string, ok bool) {
+	var apiErr smithy.APIError
+	if !errors.As(err, &apiErr) || apiErr.ErrorCode() != code {
+		return 0, "", false
+	}
+	var re *awshttp.ResponseError
+	if errors.As(err, &re) {
+		return re.HTTPStatusCode(), re.Response.Header.Get("x-amzn-query-error"), true
+	}
+	return 0, "", true
+}
+
+// TestRateLimitsThrottleOneAccountAndTheSDKRetries: over its SQS or SNS
+// rate an account gets AWS's throttling answer (SQS RequestThrottled, 403,
+// with x-amzn-query-error, over JSON and Query; SNS Throttled, 429) while
+// another account on the same node is not slowed; aws-sdk-go-v2's own
+// retryer then gets every request through, and nothing sent is lost.
+func TestRateLimitsThrottleOneAccountAndTheSDKRetries(t *testing.T) {
+	s := startServer(t, "", limitedArgs()...)
+	ctx := ctxFor(t, 2*time.Minute)
+	name := "limited-" + uuid.NewString()[:8]
+
+	a, b := sqsAs(s, keyA), sqsAs(s, keyB)
+	qa, err := a.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(name)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	qb, err := b.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(name)})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	t.Run("SQS JSON", func(t *testing.T) {
+		throttled := 0
+		for i := range 20 {
+			_, err := a.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: qa.QueueUrl, MessageBody: aws.String(fmt.Sprint("a", i))})
+			if err == nil {
+				continue
+			}
+			status, qe, ok := throttledAnswer(err, "RequestThrottled")
+			if !ok || status != http.StatusForbidden || qe != "RequestThrottled;Sender" {
+				t.Fatalf("send %d: %v (HTTP %d, x-amzn-query-error %q), want RequestThrottled, 403, RequestThrottled;Sender", i, err, status, qe)
+			}
+			throttled++
+		}
+		if throttled == 0 {
+			t.Fatal("20 sends at once at 4/s: none throttled")
+		}
+		for i := range 20 {
+			if _, err := b.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: qb.QueueUrl, MessageBody: aws.String("b")}); err != nil {
+				t.Fatalf("account B, exempt, send %d: %v", i, err)
+			}
+		}
+		t.Logf("account A: %d of 20 sends throttled; account B: 0 of 20", throttled)
+	})
+
+	t.Run("SQS Query", func(t *testing.T) {
+		form := url.Values{"Action": {"SendMessage"}, "QueueUrl": {*qa.QueueUrl}, "MessageBody": {"q"}}
+		var status int
+		var body string
+		for range 20 {
+			if status, body = queryAs(t, s, keyA, "sqs", form); status != http.StatusOK {
+				break
+			}
+		}
+		if status != http.StatusForbidden || !strings.Contains(body, "<Code>RequestThrottled</Code>") || !strings.Contains(body, "<Type>Sender</Type>") {
+			t.Fatalf("Query sends over the rate: HTTP %d %s, want 403 with RequestThrottled", status, body)
+		}
+	})
+
+	t.Run("SNS", func(t *testing.T) {
+		sa := snsAs(s, keyA)
+		topic, err := retrySDK(ctx, func() (*sns.CreateTopicOutput, error) {
+			return sa.CreateTopic(ctx, &sns.CreateTopicInput{Name: aws.String(name)})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var last error
+		for range 20 {
+			if _, last = sa.Publish(ctx, &sns.PublishInput{TopicArn: topic.TopicArn, Message: aws.String("m")}); last != nil {
+				break
+			}
+		}
+		if status, _, ok := throttledAnswer(last, "Throttled"); !ok || status != http.StatusTooManyRequests {
+			t.Fatalf("publishes over the rate: %v (HTTP %d), want Throttled, 429", last, status)
+		}
+		sb := snsAs(s, keyB)
+		tb, err := sb.CreateTopic(ctx, &sns.CreateTopicInput{Name: aws.String(name)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 20 {
+			if _, err := sb.Publish(ctx, &sns.PublishInput{TopicArn: tb.TopicArn, Message: aws.String("m")}); err != nil {
+				t.Fatalf("account B, exempt, publish %d: %v", i, err)
+			}
+		}
+	})
+
+	t.Run("the SDK's retryer gets through", func(t *testing.T) {
+		retrying := sqs.New(sqs.Options{BaseEndpoint: aws.String(s.URL), Region: "us-east-1", RetryMaxAttempts: 20,
+			Credentials: a.Options().Credentials})
+		q2, err := retrying.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(name + "-r")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		const n = 16 // four seconds' worth at 4/s, sent at once
+		sent := map[string]bool{}
+		for i := range n {
+			out, err := retrying.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: q2.QueueUrl, MessageBody: aws.String(fmt.Sprint(i))})
+			if err != nil {
+				t.Fatalf("send %d through the SDK's retryer: %v", i, err)
+			}
+			sent[*out.MessageId] = true
+		}
+		got := map[string]bool{}
+		for len(got) < n {
+			out, err := retrying.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: q2.QueueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1})
+			if err != nil {
+				t.Fatalf("receive through the SDK's retryer: %v", err)
+			}
+			for _, m := range out.Messages {
+				if !sent[*m.MessageId] {
+					t.Fatalf("received %s, never sent", *m.MessageId)
+				}
+				got[*m.MessageId] = true
+			}
+		}
+	})
+}
+
+// retrySDK retries f while it is throttled (the test's own setup calls).
+func retrySDK[T any](ctx context.Context, f func() (T, error)) (T, error) {
+	for {
+		out, err := f()
+		if _, _, throttled := throttledAnswer(err, "Throttled"); !throttled {
+			return out, err
+		}
+		select {
+		case <-ctx.Done():
+			return out, err
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
+
+// TestRateLimitsOnCacheAndWebSocketAndAdmin: the cache's HTTP API answers
+// a request over its door's rate with 429, Retry-After and code
+// "throttled"; a WebSocket publish over the ws door's rate gets an error
+// frame "throttled" with retry_after_ms, and the connection stays; the
+// admin API shows the rules and replaces them at run time, which lifts the
+// limit at once.
+func TestRateLimitsOnCacheAndWebSocketAndAdmin(t *testing.T) {
+	s := startServer(t, "", "--limit", "cache=2/s:2", "--limit", "ws=2/s:2")
+	word := "l" + strings.ReplaceAll(uuid.NewString()[:8], "-", "")
+	put := func() *http.Response {
+		resp, err := http.Post(s.URL+"/v1/messages", "application/json",
+			strings.NewReader(fmt.Sprintf(`{"metadata":{"paths":[%q]},"body":"aGk="}`, word+".a")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp
+	}
+	var resp *http.Response
+	for range 10 {
+		if resp = put(); resp.StatusCode != http.StatusCreated {
+			break
+		}
+	}
+	if resp.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("puts over 2/s: HTTP %d, want 429", resp.StatusCode)
+	}
+	if ra, err := strconv.Atoi(resp.Header.Get("Retry-After")); err != nil || ra < 1 || ra > 2 {
+		t.Errorf("Retry-After %q, want 1 (whole seconds, rounded up)", resp.Header.Get("Retry-After"))
+	}
+
+	c := dialWS(t, s)
+	var errFrame map[string]any
+	for range 10 {
+		id := c.request(map[string]any{"type": "publish", "message": map[string]any{"metadata": map[string]any{"paths": []string{word + ".w"}}, "body": "aGk="}})
+		f := c.next(10*time.Second, func(f map[string]any) bool { return f["id"] == id })
+		if f["type"] == "error" {
+			errFrame = f
+			break
+		}
+	}
+	if errFrame == nil || errFrame["code"] != "throttled" || errFrame["retry_after_ms"] == nil {
+		t.Fatalf("WebSocket publishes over 2/s: last answer %v, want an error frame throttled with retry_after_ms", errFrame)
+	}
+	id := c.request(map[string]any{"type": "ping"})
+	c.next(10*time.Second, func(f map[string]any) bool { return f["id"] == id })
+
+	admin := func(method string, body any) (int, map[string][]string) {
+		var rd *bytes.Reader
+		if body != nil {
+			b, _ := json.Marshal(body)
+			rd = bytes.NewReader(b)
+		} else {
+			rd = bytes.NewReader(nil)
+		}
+		req, _ := http.NewRequest(method, s.URL+"/v1/admin/limits", rd)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out map[string][]string
+		json.NewDecoder(resp.Body).Decode(&out)
+		return resp.StatusCode, out
+	}
+	if status, out := admin(http.MethodGet, nil); status != http.StatusOK || strings.Join(out["rules"], " ") != "cache=2/s:2 ws=2/s:2" {
+		t.Fatalf("GET /v1/admin/limits: %d %v", status, out)
+	}
+	if status, _ := admin(http.MethodPut, map[string]any{"rules": []string{"cache=fast"}}); status != http.StatusBadRequest {
+		t.Errorf("PUT of a malformed rule: HTTP %d, want 400", status)
+	}
+	if status, out := admin(http.MethodPut, map[string]any{"rules": []string{"cache=off"}}); status != http.StatusOK || strings.Join(out["rules"], " ") != "cache=off" {
+		t.Fatalf("PUT /v1/admin/limits: %d %v", status, out)
+	}
+	for i := range 20 {
+		if resp := put(); resp.StatusCode != http.StatusCreated {
+			t.Fatalf("put %d after the limit was lifted: HTTP %d", i, resp.StatusCode)
+		}
+	}
+}
+
+// TestLimitsAdminIsTheOperatorsOnly: on the shared service, another
+// account's key may neither see nor change the limits.
+func TestLimitsAdminIsTheOperatorsOnly(t *testing.T) {
+	s := startServer(t, "", limitedArgs()...)
+	for _, tc := range []struct {
+		key  string
+		want int
+	}{{keyB, http.StatusForbidden}, {keyD, http.StatusOK}} {
+		req, _ := http.NewRequest(http.MethodGet, s.URL+"/v1/admin/limits", nil)
+		resp, err := http.DefaultClient.Do(signedRequest(t, req, nil, tc.key, "herald"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tc.want {
+			t.Errorf("GET /v1/admin/limits as %s: HTTP %d, want %d", tc.key, resp.StatusCode, tc.want)
+		}
+	}
+}

@@ -1,0 +1,57 @@
+package limits
+
+import (
+	"context"
+
+	"github.com/heraldmq/herald"
+	"github.com/heraldmq/herald/access"
+)
+
+// Control is the run-time control of a Limiter's rules, for the admin API:
+// only callers of the operator account may see or change them (limits name
+// other accounts). A request without an identity, which reaches Herald
+// only when it checks no credentials, may too.
+type Control struct {
+	Limiter  *Limiter
+	Operator string // the operator account (--aws-account)
+}
+
+// authorize refuses every caller but the operator's.
+func (c *Control) authorize(ctx context.Context) error {
+	id, ok := access.FromContext(ctx)
+	if !ok || (c.Operator != "" && id.Account == c.Operator) {
+		return nil
+	}
+	return herald.Errorf(herald.EForbidden, "only the operator account may see or change rate limits")
+}
+
+// Rules returns the rules in force, as ParseRule reads them.
+func (c *Control) Rules(ctx context.Context) ([]string, error) {
+	if err := c.authorize(ctx); err != nil {
+		return nil, err
+	}
+	return specs(c.Limiter.Rules()), nil
+}
+
+// SetRules replaces every rule by the ones specs give, all or none; it
+// returns them as they now stand. The change is this node's (each node
+// keeps its own rules; docs/operations.md).
+func (c *Control) SetRules(ctx context.Context, in []string) ([]string, error) {
+	if err := c.authorize(ctx); err != nil {
+		return nil, err
+	}
+	rules, err := ParseRules(in)
+	if err != nil {
+		return nil, herald.Errorf(herald.EInvalid, "%v", err)
+	}
+	c.Limiter.SetRules(rules)
+	return specs(rules), nil
+}
+
+func specs(rules []Rule) []string {
+	out := make([]string, len(rules))
+	for i, r := range rules {
+		out[i] = r.String()
+	}
+	return out
+}

@@ -1,0 +1,201 @@
+package limits
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/heraldmq/herald"
+)
+
+// maxBuckets bounds the buckets a node keeps. Past it, full (idle) buckets
+// are dropped first; dropping one that is not full forgets what its
+// account spent, which errs towards admitting.
+const maxBuckets = 100000
+
+// Limiter admits or throttles actions by the rules it holds. Its zero
+// value is not usable; New makes one. Safe for concurrent use.
+type Limiter struct {
+	// any is false while no rule limits anything: Admit then returns at
+	// once, without a lock (the embedded default).
+	any atomic.Bool
+
+	mu      sync.Mutex
+	rules   []Rule
+	byKey   map[ruleKey]Rule
+	buckets map[ruleKey]*bucket // by the account admitted, door and kind
+	now     func() time.Time
+}
+
+type bucket struct {
+	lim  *rate.Limiter
+	rule Rule // the rule it was made by: a changed rule makes a new bucket
+}
+
+// New returns a Limiter holding rules.
+func New(rules []Rule) *Limiter {
+	l := &Limiter{now: time.Now}
+	l.SetRules(rules)
+	return l
+}
+
+// SetRules replaces the rules. Buckets of rules that changed start full.
+func (l *Limiter) SetRules(rules []Rule) {
+	byKey := make(map[ruleKey]Rule, len(rules))
+	limiting := false
+	for _, r := range rules {
+		byKey[r.key()] = r
+		limiting = limiting || !r.Off
+	}
+	l.mu.Lock()
+	l.rules = append([]Rule(nil), rules...)
+	l.byKey = byKey
+	l.buckets = map[ruleKey]*bucket{}
+	l.mu.Unlock()
+	l.any.Store(limiting)
+}
+
+// Rules returns the rules held.
+func (l *Limiter) Rules() []Rule {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]Rule(nil), l.rules...)
+}
+
+// Admit takes one request of account through door, and bytes bytes of it
+// (0 for an action that carries no payload), or refuses it with a
+// *herald.Error of code EThrottled and the time after which a retry would
+// be admitted. A refused request takes nothing from either bucket.
+func (l *Limiter) Admit(account, door string, bytes int) error {
+	if l == nil || !l.any.Load() {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	now := l.now()
+	req, reqRule := l.bucketLocked(account, door, false)
+	var byt *bucket
+	var bytRule Rule
+	if bytes > 0 {
+		byt, bytRule = l.bucketLocked(account, door, true)
+	}
+	var r *rate.Reservation
+	if req != nil {
+		r = req.lim.ReserveN(now, 1)
+		if d := r.DelayFrom(now); d > 0 {
+			r.CancelAt(now)
+			return throttled(account, reqRule, d)
+		}
+	}
+	if byt != nil {
+		n := min(bytes, byt.lim.Burst()) // a payload larger than the burst takes it all
+		if d := byt.lim.ReserveN(now, n); d.DelayFrom(now) > 0 {
+			wait := d.DelayFrom(now)
+			d.CancelAt(now)
+			if r != nil {
+				r.CancelAt(now)
+			}
+			return throttled(account, bytRule, wait)
+		}
+	}
+	return nil
+}
+
+// AdmitPaths takes one write to each of paths, written by account, from
+// the rule "path" (ScopePath): each path has a bucket of its own. It
+// refuses the write, taking nothing, when any path is over its rate.
+func (l *Limiter) AdmitPaths(account string, paths []string) error {
+	if l == nil || !l.any.Load() {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	now := l.now()
+	var taken []*rate.Reservation
+	for _, p := range paths {
+		b, rule := l.bucketOfLocked(account, ScopePath, false, ruleKey{account, ScopePath + "\x00" + p, false})
+		if b == nil {
+			return nil // no rule: none of the paths is limited
+		}
+		r := b.lim.ReserveN(now, 1)
+		if d := r.DelayFrom(now); d > 0 {
+			r.CancelAt(now)
+			for _, t := range taken {
+				t.CancelAt(now)
+			}
+			return throttledPath(account, p, rule, d)
+		}
+		taken = append(taken, r)
+	}
+	return nil
+}
+
+// bucketLocked returns the bucket limiting account's door and kind, and the
+// rule it follows, or nil when no rule does.
+func (l *Limiter) bucketLocked(account, door string, bytes bool) (*bucket, Rule) {
+	return l.bucketOfLocked(account, door, bytes, ruleKey{account, door, bytes})
+}
+
+// bucketOfLocked returns the bucket kept under k for the rule of account's
+// door and kind, or nil when no rule applies.
+func (l *Limiter) bucketOfLocked(account, door string, bytes bool, k ruleKey) (*bucket, Rule) {
+	rule, ok := l.byKey[ruleKey{account, door, bytes}]
+	if !ok {
+		if rule, ok = l.byKey[ruleKey{"", door, bytes}]; !ok {
+			return nil, Rule{}
+		}
+	}
+	if rule.Off {
+		return nil, Rule{}
+	}
+	b := l.buckets[k]
+	if b == nil || b.rule != rule {
+		if len(l.buckets) >= maxBuckets {
+			l.evictLocked()
+		}
+		b = &bucket{lim: rate.NewLimiter(rate.Limit(rule.PerSecond), rule.burst()), rule: rule}
+		l.buckets[k] = b
+	}
+	return b, rule
+}
+
+// evictLocked drops the full buckets, and if none is full, a tenth of all.
+func (l *Limiter) evictLocked() {
+	now := l.now()
+	for k, b := range l.buckets {
+		if b.lim.TokensAt(now) >= float64(b.lim.Burst()) {
+			delete(l.buckets, k)
+		}
+	}
+	for k := range l.buckets {
+		if len(l.buckets) < maxBuckets*9/10 {
+			break
+		}
+		delete(l.buckets, k)
+	}
+}
+
+// throttledPath is the refusal of a write to path by rule.
+func throttledPath(account, path string, r Rule, retry time.Duration) error {
+	return &herald.Error{
+		Code:       herald.EThrottled,
+		Message:    fmt.Sprintf("rate exceeded: path %s takes at most %g writes per second; retry after %s", herald.Clip(path), r.PerSecond, retry.Round(time.Millisecond)),
+		RetryAfter: retry,
+	}
+}
+
+// throttled is the refusal of account's action by rule, with when to retry.
+func throttled(account string, r Rule, retry time.Duration) error {
+	what := "requests"
+	if r.Bytes {
+		what = "bytes"
+	}
+	return &herald.Error{
+		Code:       herald.EThrottled,
+		Message:    fmt.Sprintf("rate exceeded: account %s is limited to %g %s per second through %s; retry after %s", herald.Clip(account), r.PerSecond, what, r.Door, retry.Round(time.Millisecond)),
+		RetryAfter: retry,
+	}
+}

@@ -1,0 +1,157 @@
+package limits
+
+import (
+	"testing"
+	"time"
+
+	"github.com/heraldmq/herald"
+)
+
+// fakeClock is the limiter's time, moved by the test.
+type fakeClock struct{ t time.Time }
+
+func (c *fakeClock) now() time.Time      { return c.t }
+func (c *fakeClock) add(d time.Duration) { c.t = c.t.Add(d) }
+func newAt(t *testing.T, specs ...string) (*Limiter, *fakeClock) {
+	t.Helper()
+	rules, err := ParseRules(specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &fakeClock{t: time.Unix(1_700_000_000, 0)}
+	l := New(nil)
+	l.now = c.now
+	l.SetRules(rules)
+	return l, c
+}
+
+func TestNoRulesAdmitsEverything(t *testing.T) {
+	var nilLimiter *Limiter
+	for _, l := range []*Limiter{nilLimiter, New(nil)} {
+		for range 1000 {
+			if err := l.Admit("a", DoorSQS, 1<<20); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+func TestRequestRatePerAccount(t *testing.T) {
+	l, clock := newAt(t, "sqs=2/s:2", "big/sqs=10/s:10", "free/sqs=off")
+	admitted := func(account string, n int) (ok int, retry time.Duration) {
+		for range n {
+			err := l.Admit(account, DoorSQS, 0)
+			if err == nil {
+				ok++
+				continue
+			}
+			d, isThrottled := herald.RetryAfter(err)
+			if !isThrottled {
+				t.Fatalf("refusal %v is not a throttling", err)
+			}
+			retry = d
+		}
+		return ok, retry
+	}
+	for _, tc := range []struct {
+		account string
+		want    int
+	}{{"a", 2}, {"b", 2}, {"big", 10}, {"free", 100}} {
+		if got, _ := admitted(tc.account, 100); got != tc.want {
+			t.Errorf("account %s: %d of 100 admitted at once, want %d", tc.account, got, tc.want)
+		}
+	}
+	if _, retry := admitted("a", 1); retry != 500*time.Millisecond {
+		t.Errorf("retry after %v, want 500ms (one request at 2/s)", retry)
+	}
+	clock.add(500 * time.Millisecond)
+	if got, _ := admitted("a", 5); got != 1 {
+		t.Errorf("after half a second at 2/s: %d admitted, want 1", got)
+	}
+	if got, _ := admitted("a", 1); got != 0 {
+		t.Error("a refused request took nothing, so the next one is refused too")
+	}
+	if err := l.Admit("a", DoorSNS, 0); err != nil {
+		t.Errorf("another door: %v", err)
+	}
+}
+
+func TestByteRate(t *testing.T) {
+	l, clock := newAt(t, "cache.bytes=1000/s:1000")
+	if err := l.Admit("a", DoorCache, 600); err != nil {
+		t.Fatal(err)
+	}
+	err := l.Admit("a", DoorCache, 600)
+	if d, ok := herald.RetryAfter(err); !ok || d != 200*time.Millisecond {
+		t.Fatalf("second 600 bytes: %v, want throttled for 200ms", err)
+	}
+	if err := l.Admit("a", DoorCache, 0); err != nil {
+		t.Errorf("a request without a payload is not limited by bytes: %v", err)
+	}
+	clock.add(time.Second)
+	if err := l.Admit("a", DoorCache, 5000); err != nil {
+		t.Errorf("a payload over the burst passes when the bucket is full: %v", err)
+	}
+	if err := l.Admit("a", DoorCache, 1); err == nil {
+		t.Error("and empties it")
+	}
+}
+
+func TestRefusedByBytesGivesBackTheRequest(t *testing.T) {
+	l, _ := newAt(t, "sns=2/s:2", "sns.bytes=10/s:10")
+	if err := l.Admit("a", DoorSNS, 10); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Admit("a", DoorSNS, 10); err == nil {
+		t.Fatal("bytes over the rate admitted")
+	}
+	if err := l.Admit("a", DoorSNS, 0); err != nil {
+		t.Errorf("the request refused for its bytes still took a request: %v", err)
+	}
+}
+
+func TestSetRulesAtRunTime(t *testing.T) {
+	l, _ := newAt(t, "sqs=1/s:1")
+	l.Admit("a", DoorSQS, 0)
+	if l.Admit("a", DoorSQS, 0) == nil {
+		t.Fatal("over 1/s admitted")
+	}
+	rules, _ := ParseRules([]string{"sqs=off"})
+	l.SetRules(rules)
+	if err := l.Admit("a", DoorSQS, 0); err != nil {
+		t.Errorf("after the limit was lifted: %v", err)
+	}
+	if got := l.Rules(); len(got) != 1 || got[0].String() != "sqs=off" {
+		t.Errorf("rules %v", got)
+	}
+}
+
+func TestBucketsBounded(t *testing.T) {
+	l, clock := newAt(t, "sqs=1/s:1")
+	for i := range maxBuckets + 10 {
+		l.Admit(string(rune('a'+i%26))+time.Duration(i).String(), DoorSQS, 0)
+		if i == maxBuckets/2 {
+			clock.add(time.Minute) // the first half are full again: evicted first
+		}
+	}
+	if n := len(l.buckets); n > maxBuckets {
+		t.Errorf("%d buckets, want at most %d", n, maxBuckets)
+	}
+}
+
+func BenchmarkAdmit(b *testing.B) {
+	for _, tc := range []struct {
+		name  string
+		rules []string
+	}{{"no rules", nil}, {"one rule", []string{"sqs=1e9/s"}}} {
+		b.Run(tc.name, func(b *testing.B) {
+			rules, _ := ParseRules(tc.rules)
+			l := New(rules)
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					l.Admit("123456789012", DoorSQS, 100)
+				}
+			})
+		})
+	}
+}

@@ -1,0 +1,210 @@
+package sqs
+
+import (
+	"context"
+
+	"github.com/heraldmq/herald"
+	"github.com/heraldmq/herald/limits"
+)
+
+// Limited returns next with every action first admitted by lim, for the
+// caller's account through limits.DoorSQS: one request, and the sent
+// messages' bytes (body and attributes, as SQS counts a message's size).
+// An action over a rate is refused with RequestThrottled, which AWS's
+// SDKs retry with backoff; it never reaches next. With a nil lim, next
+// itself. Herald's own deliveries (SNS to a queue) call the Service, not
+// this: they were admitted at their own door.
+func Limited(next API, lim *limits.Limiter) API {
+	if lim == nil {
+		return next
+	}
+	return &limited{next: next, lim: lim}
+}
+
+type limited struct {
+	next API
+	lim  *limits.Limiter
+}
+
+var _ API = (*limited)(nil)
+
+// admit takes one request and bytes bytes of c's account.
+func (l *limited) admit(c Caller, bytes int) error {
+	err := l.lim.Admit(c.Account, limits.DoorSQS, bytes)
+	if err == nil {
+		return nil
+	}
+	e := NewError(CodeRequestThrottled, "%s", herald.ErrorMessage(err))
+	e.Err = err
+	return e
+}
+
+// batchSize is the bytes of a SendMessageBatch's messages.
+func batchSize(entries []SendMessageBatchEntry) int {
+	n := 0
+	for _, e := range entries {
+		n += MessageSize(e.MessageBody, e.MessageAttributes)
+	}
+	return n
+}
+
+func (l *limited) CreateQueue(ctx context.Context, c Caller, in CreateQueueInput) (queueURL string, err error) {
+	if err := l.admit(c, 0); err != nil {
+		return "", err
+	}
+	return l.next.CreateQueue(ctx, c, in)
+}
+
+func (l *limited) GetQueueURL(ctx context.Context, c Caller, in GetQueueURLInput) (queueURL string, err error) {
+	if err := l.admit(c, 0); err != nil {
+		return "", err
+	}
+	return l.next.GetQueueURL(ctx, c, in)
+}
+
+func (l *limited) ListQueues(ctx context.Context, c Caller, in ListQueuesInput) (ListQueuesOutput, error) {
+	if err := l.admit(c, 0); err != nil {
+		return ListQueuesOutput{}, err
+	}
+	return l.next.ListQueues(ctx, c, in)
+}
+
+func (l *limited) DeleteQueue(ctx context.Context, c Caller, queueURL string) error {
+	if err := l.admit(c, 0); err != nil {
+		return err
+	}
+	return l.next.DeleteQueue(ctx, c, queueURL)
+}
+
+func (l *limited) GetQueueAttributes(ctx context.Context, c Caller, in GetQueueAttributesInput) (map[string]string, error) {
+	if err := l.admit(c, 0); err != nil {
+		return nil, err
+	}
+	return l.next.GetQueueAttributes(ctx, c, in)
+}
+
+func (l *limited) SetQueueAttributes(ctx context.Context, c Caller, in SetQueueAttributesInput) error {
+	if err := l.admit(c, 0); err != nil {
+		return err
+	}
+	return l.next.SetQueueAttributes(ctx, c, in)
+}
+
+func (l *limited) PurgeQueue(ctx context.Context, c Caller, queueURL string) error {
+	if err := l.admit(c, 0); err != nil {
+		return err
+	}
+	return l.next.PurgeQueue(ctx, c, queueURL)
+}
+
+func (l *limited) SendMessage(ctx context.Context, c Caller, in SendMessageInput) (SendMessageOutput, error) {
+	if err := l.admit(c, MessageSize(in.MessageBody, in.MessageAttributes)); err != nil {
+		return SendMessageOutput{}, err
+	}
+	return l.next.SendMessage(ctx, c, in)
+}
+
+func (l *limited) SendMessageBatch(ctx context.Context, c Caller, in SendMessageBatchInput) (SendMessageBatchOutput, error) {
+	if err := l.admit(c, batchSize(in.Entries)); err != nil {
+		return SendMessageBatchOutput{}, err
+	}
+	return l.next.SendMessageBatch(ctx, c, in)
+}
+
+func (l *limited) ReceiveMessage(ctx context.Context, c Caller, in ReceiveMessageInput) (ReceiveMessageOutput, error) {
+	if err := l.admit(c, 0); err != nil {
+		return ReceiveMessageOutput{}, err
+	}
+	return l.next.ReceiveMessage(ctx, c, in)
+}
+
+func (l *limited) DeleteMessage(ctx context.Context, c Caller, in DeleteMessageInput) error {
+	if err := l.admit(c, 0); err != nil {
+		return err
+	}
+	return l.next.DeleteMessage(ctx, c, in)
+}
+
+func (l *limited) DeleteMessageBatch(ctx context.Context, c Caller, in DeleteMessageBatchInput) (BatchIDsOutput, error) {
+	if err := l.admit(c, 0); err != nil {
+		return BatchIDsOutput{}, err
+	}
+	return l.next.DeleteMessageBatch(ctx, c, in)
+}
+
+func (l *limited) ChangeMessageVisibility(ctx context.Context, c Caller, in ChangeMessageVisibilityInput) error {
+	if err := l.admit(c, 0); err != nil {
+		return err
+	}
+	return l.next.ChangeMessageVisibility(ctx, c, in)
+}
+
+func (l *limited) ChangeMessageVisibilityBatch(ctx context.Context, c Caller, in ChangeMessageVisibilityBatchInput) (BatchIDsOutput, error) {
+	if err := l.admit(c, 0); err != nil {
+		return BatchIDsOutput{}, err
+	}
+	return l.next.ChangeMessageVisibilityBatch(ctx, c, in)
+}
+
+func (l *limited) TagQueue(ctx context.Context, c Caller, in TagQueueInput) error {
+	if err := l.admit(c, 0); err != nil {
+		return err
+	}
+	return l.next.TagQueue(ctx, c, in)
+}
+
+func (l *limited) UntagQueue(ctx context.Context, c Caller, in UntagQueueInput) error {
+	if err := l.admit(c, 0); err != nil {
+		return err
+	}
+	return l.next.UntagQueue(ctx, c, in)
+}
+
+func (l *limited) ListQueueTags(ctx context.Context, c Caller, queueURL string) (map[string]string, error) {
+	if err := l.admit(c, 0); err != nil {
+		return nil, err
+	}
+	return l.next.ListQueueTags(ctx, c, queueURL)
+}
+
+func (l *limited) ListDeadLetterSourceQueues(ctx context.Context, c Caller, in ListDeadLetterSourceQueuesInput) (ListQueuesOutput, error) {
+	if err := l.admit(c, 0); err != nil {
+		return ListQueuesOutput{}, err
+	}
+	return l.next.ListDeadLetterSourceQueues(ctx, c, in)
+}
+
+func (l *limited) StartMessageMoveTask(ctx context.Context, c Caller, in StartMessageMoveTaskInput) (taskHandle string, err error) {
+	if err := l.admit(c, 0); err != nil {
+		return "", err
+	}
+	return l.next.StartMessageMoveTask(ctx, c, in)
+}
+
+func (l *limited) ListMessageMoveTasks(ctx context.Context, c Caller, in ListMessageMoveTasksInput) ([]MessageMoveTask, error) {
+	if err := l.admit(c, 0); err != nil {
+		return nil, err
+	}
+	return l.next.ListMessageMoveTasks(ctx, c, in)
+}
+
+func (l *limited) CancelMessageMoveTask(ctx context.Context, c Caller, taskHandle string) (approximateNumberOfMessagesMoved int64, err error) {
+	if err := l.admit(c, 0); err != nil {
+		return 0, err
+	}
+	return l.next.CancelMessageMoveTask(ctx, c, taskHandle)
+}
+
+func (l *limited) AddPermission(ctx context.Context, c Caller, in AddPermissionInput) error {
+	if err := l.admit(c, 0); err != nil {
+		return err
+	}
+	return l.next.AddPermission(ctx, c, in)
+}
+
+func (l *limited) RemovePermission(ctx context.Context, c Caller, in RemovePermissionInput) error {
+	if err := l.admit(c, 0); err != nil {
+		return err
+	}
+	return l.next.RemovePermission(ctx, c, in)
+}
