@@ -104,6 +104,7 @@ func (s *Service) put(ctx context.Context, m *Message) (*Message, bool, error) {
 		return nil, false, err
 	}
 	if created {
+		s.cfg.Limits.Wrote(m.Paths)
 		s.stored(ctx, stored)
 	}
 	return stored, created, nil

@@ -12,9 +12,42 @@ type limitsBody struct {
 	Rules []string `json:"rules"`
 }
 
+// writerView is one of the busiest writers: an account at a door, or a
+// path, with its writes per second over the last limits.Window.
+type writerView struct {
+	Account   string  `json:"account,omitempty"`
+	Door      string  `json:"door,omitempty"`
+	Path      string  `json:"path,omitempty"`
+	PerSecond float64 `json:"per_second"`
+}
+
+// topWritersShown is how many writers of each kind the admin API lists.
+const topWritersShown = 10
+
 // SetLimits serves GET and PUT /v1/admin/limits over ctl: the rules in
-// force, and their replacement (the operator account only; ctl decides).
+// force, and their replacement; and GET /v1/admin/writers, the busiest
+// accounts and paths (the operator account only; ctl decides).
 func (s *Server) SetLimits(ctl *limits.Control) {
+	s.route("/v1/admin/writers", methods{http.MethodGet: func(w http.ResponseWriter, r *http.Request) {
+		top, err := ctl.Writers(r.Context(), topWritersShown)
+		if err != nil {
+			writeError(w, r, s.log, err)
+			return
+		}
+		out := struct {
+			WindowSeconds int          `json:"window_seconds"`
+			Accounts      []writerView `json:"accounts"`
+			Paths         []writerView `json:"paths"`
+		}{WindowSeconds: int(limits.Window.Seconds()), Accounts: []writerView{}, Paths: []writerView{}}
+		for _, wr := range top.Accounts {
+			account, door := wr.AccountDoor()
+			out.Accounts = append(out.Accounts, writerView{Account: account, Door: door, PerSecond: wr.PerSecond()})
+		}
+		for _, wr := range top.Paths {
+			out.Paths = append(out.Paths, writerView{Path: wr.Key, PerSecond: wr.PerSecond()})
+		}
+		writeJSON(w, http.StatusOK, out)
+	}})
 	s.route("/v1/admin/limits", methods{
 		http.MethodGet: func(w http.ResponseWriter, r *http.Request) {
 			rules, err := ctl.Rules(r.Context())

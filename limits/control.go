@@ -48,6 +48,22 @@ func (c *Control) SetRules(ctx context.Context, in []string) ([]string, error) {
 	return specs(rules), nil
 }
 
+// TopWriters is the busiest writers of each kind over the last Window
+// (Writers.Top), at most n of each.
+type TopWriters struct {
+	Accounts []Writer
+	Paths    []Writer
+}
+
+// Writers returns the busiest accounts and paths, for the operator.
+func (c *Control) Writers(ctx context.Context, n int) (TopWriters, error) {
+	if err := c.authorize(ctx); err != nil {
+		return TopWriters{}, err
+	}
+	w := c.Limiter.Writers()
+	return TopWriters{Accounts: w.Top(WriterAccount, n), Paths: w.Top(WriterPath, n)}, nil
+}
+
 func specs(rules []Rule) []string {
 	out := make([]string, len(rules))
 	for i, r := range rules {

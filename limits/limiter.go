@@ -28,6 +28,8 @@ type Limiter struct {
 	byKey   map[ruleKey]Rule
 	buckets map[ruleKey]*bucket // by the account admitted, door and kind
 	now     func() time.Time
+
+	writers *Writers // always on, limits or not
 }
 
 type bucket struct {
@@ -37,7 +39,7 @@ type bucket struct {
 
 // New returns a Limiter holding rules.
 func New(rules []Rule) *Limiter {
-	l := &Limiter{now: time.Now}
+	l := &Limiter{now: time.Now, writers: NewWriters()}
 	l.SetRules(rules)
 	return l
 }
@@ -70,7 +72,11 @@ func (l *Limiter) Rules() []Rule {
 // *herald.Error of code EThrottled and the time after which a retry would
 // be admitted. A refused request takes nothing from either bucket.
 func (l *Limiter) Admit(account, door string, bytes int) error {
-	if l == nil || !l.any.Load() {
+	if l == nil {
+		return nil
+	}
+	l.writers.Observe(WriterAccount, account+"\x00"+door)
+	if !l.any.Load() {
 		return nil
 	}
 	l.mu.Lock()
@@ -102,6 +108,22 @@ func (l *Limiter) Admit(account, door string, bytes int) error {
 		}
 	}
 	return nil
+}
+
+// Writers is the limiter's estimate of the busiest writers: every account
+// admitted (or refused) at each door, and every path Wrote names.
+func (l *Limiter) Writers() *Writers { return l.writers }
+
+// Wrote counts one write to each of paths for the top writers, whoever
+// made it (Herald's own writes too: a path in a tight loop is one whatever
+// the source).
+func (l *Limiter) Wrote(paths []string) {
+	if l == nil {
+		return
+	}
+	for _, p := range paths {
+		l.writers.Observe(WriterPath, p)
+	}
 }
 
 // AdmitPaths takes one write to each of paths, written by account, from

@@ -183,6 +183,7 @@ func serve(ctx context.Context, cfg serveConfig, stderr io.Writer) error {
 	}
 	registerQueueMetrics(m.Registry, queues, eng.breaker, eng.dcNames)
 	registerOpsMetrics(m.Registry, eng, queues, cfg.ops.metricsQueueLimit)
+	m.Registry.MustRegister(metrics.TopWriters(limiter.Writers()))
 	handler.AddComponents(eng.components)
 	handler.AddComponents(events.components)
 	defer queues.closer()

@@ -225,6 +225,39 @@ function renderNode(data) {
 }
 let prevFigures = null;
 
+// renderWriters shows the busiest accounts and paths and the rate limits
+// (the operator's only: another account is told so).
+async function pollWriters() {
+  const note = $("writers-note");
+  let w, l;
+  try {
+    [w, l] = await Promise.all([api("/v1/admin/writers"), api("/v1/admin/limits")]);
+  } catch (err) {
+    note.textContent = "Top writers and rate limits: " + err.message;
+    note.hidden = false;
+    return;
+  }
+  note.hidden = true;
+  const accounts = $("writers-accounts");
+  accounts.replaceChildren();
+  for (const a of w.accounts) {
+    const tr = el("tr");
+    tr.append(el("td", a.account || "(none)"), el("td", a.door), el("td", a.per_second.toFixed(2), "n"));
+    accounts.append(tr);
+  }
+  const paths = $("writers-paths");
+  paths.replaceChildren();
+  for (const p of w.paths) {
+    const tr = el("tr");
+    tr.append(el("td", p.path), el("td", p.per_second.toFixed(2), "n"));
+    paths.append(tr);
+  }
+  const rules = $("limit-rules");
+  rules.replaceChildren();
+  if (l.rules.length === 0) rules.append(el("li", "none: nothing is limited"));
+  for (const r of l.rules) rules.append(el("li", r));
+}
+
 // decodeBody turns a base64 body into text when it is UTF-8.
 function decodeBody(b64) {
   if (!b64) return "";
@@ -304,6 +337,7 @@ async function poll() {
   try {
     if ((location.hash || "#queues") === "#paths" || steps.some((s) => s.kind === "l")) await pollPaths();
     if ((location.hash || "#queues") === "#rollups" || params.get("rollup")) await pollRollups();
+    if (location.hash === "#node") await pollWriters();
     const [q, t, n] = await Promise.all([api(queuesURL()), api("/v1/admin/topics"), api("/v1/admin/node")]);
     renderQueues(q);
     renderTopics(t);
