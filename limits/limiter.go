@@ -2,6 +2,7 @@ package limits
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -30,6 +31,49 @@ type Limiter struct {
 	now     func() time.Time
 
 	writers *Writers // always on, limits or not
+
+	// throttled counts refusals by door (and ScopePath), for /metrics.
+	throttled map[string]*atomic.Uint64
+
+	admission *Admission
+}
+
+// SetMaxInFlight sets the node's capacity in concurrent requests for its
+// admission control (Admission); 0, the default, admits everything.
+// Call it before serving.
+func (l *Limiter) SetMaxInFlight(n int) { l.admission = &Admission{MaxInFlight: n} }
+
+// Enter enters one request of account into the node's admission control
+// (see Admission.Enter).
+func (l *Limiter) Enter(account string) (leave func(), err error) {
+	if l == nil {
+		return func() {}, nil
+	}
+	return l.admission.Enter(account)
+}
+
+func (l *Limiter) countThrottled(door string) {
+	if n := l.throttled[door]; n != nil {
+		n.Add(1)
+	}
+}
+
+// Throttled is how many requests each door refused for their rates, and
+// "path" writes refused for their path's.
+func (l *Limiter) Throttled() map[string]uint64 {
+	out := make(map[string]uint64, len(l.throttled))
+	for d, n := range l.throttled {
+		out[d] = n.Load()
+	}
+	return out
+}
+
+// Refused is how many requests of each account admission control refused.
+func (l *Limiter) Refused() map[string]uint64 {
+	if l == nil {
+		return nil
+	}
+	return l.admission.Refused()
 }
 
 type bucket struct {
@@ -39,7 +83,10 @@ type bucket struct {
 
 // New returns a Limiter holding rules.
 func New(rules []Rule) *Limiter {
-	l := &Limiter{now: time.Now, writers: NewWriters()}
+	l := &Limiter{now: time.Now, writers: NewWriters(), throttled: map[string]*atomic.Uint64{}}
+	for _, d := range append(slices.Clone(Doors), ScopePath) {
+		l.throttled[d] = new(atomic.Uint64)
+	}
 	l.SetRules(rules)
 	return l
 }
@@ -93,6 +140,7 @@ func (l *Limiter) Admit(account, door string, bytes int) error {
 		r = req.lim.ReserveN(now, 1)
 		if d := r.DelayFrom(now); d > 0 {
 			r.CancelAt(now)
+			l.countThrottled(door)
 			return throttled(account, reqRule, d)
 		}
 	}
@@ -104,6 +152,7 @@ func (l *Limiter) Admit(account, door string, bytes int) error {
 			if r != nil {
 				r.CancelAt(now)
 			}
+			l.countThrottled(door)
 			return throttled(account, bytRule, wait)
 		}
 	}
@@ -148,6 +197,7 @@ func (l *Limiter) AdmitPaths(account string, paths []string) error {
 			for _, t := range taken {
 				t.CancelAt(now)
 			}
+			l.countThrottled(ScopePath)
 			return throttledPath(account, p, rule, d)
 		}
 		taken = append(taken, r)

@@ -44,3 +44,34 @@ func (c *topWriters) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(topPathDesc, prometheus.GaugeValue, wr.PerSecond(), herald.Clip(wr.Key))
 	}
 }
+
+// Throttled exposes herald_throttled_total{door}: requests refused for
+// being over a rate limit, by door ("path": writes refused for their
+// path's), and herald_admission_refused_total: requests refused by
+// admission control on a saturated node (--max-in-flight).
+func Throttled(l *limits.Limiter) prometheus.Collector { return &throttled{l: l} }
+
+type throttled struct{ l *limits.Limiter }
+
+var (
+	throttledDesc = prometheus.NewDesc("herald_throttled_total",
+		"Requests refused for being over an account's rate limit, by door (path: writes refused for their path's limit).", []string{"door"}, nil)
+	refusedDesc = prometheus.NewDesc("herald_admission_refused_total",
+		"Requests refused by admission control on a saturated node, from accounts over their share (--max-in-flight).", nil, nil)
+)
+
+func (c *throttled) Describe(ch chan<- *prometheus.Desc) {
+	ch <- throttledDesc
+	ch <- refusedDesc
+}
+
+func (c *throttled) Collect(ch chan<- prometheus.Metric) {
+	for door, n := range c.l.Throttled() {
+		ch <- prometheus.MustNewConstMetric(throttledDesc, prometheus.CounterValue, float64(n), door)
+	}
+	var refused uint64
+	for _, n := range c.l.Refused() {
+		refused += n
+	}
+	ch <- prometheus.MustNewConstMetric(refusedDesc, prometheus.CounterValue, float64(refused))
+}

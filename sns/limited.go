@@ -39,13 +39,31 @@ var _ FullAPI = (*limited)(nil)
 
 // admit takes one request and bytes bytes of c's account.
 func (l *limited) admit(c Caller, bytes int) error {
-	err := l.lim.Admit(c.Account, limits.DoorSNS, bytes)
-	if err == nil {
-		return nil
+	if err := l.lim.Admit(c.Account, limits.DoorSNS, bytes); err != nil {
+		return throttledError(err)
 	}
+	return nil
+}
+
+// throttledError is Throttled for a refusal of package limits.
+func throttledError(err error) error {
 	e := NewError(CodeThrottled, "%s", herald.ErrorMessage(err))
 	e.Err = err
 	return e
+}
+
+// begin admits one request of c's account as admit does, then enters it
+// into the node's admission control (limits.Admission): leave must be
+// called when it is done.
+func (l *limited) begin(c Caller, bytes int) (leave func(), err error) {
+	if err := l.admit(c, bytes); err != nil {
+		return nil, err
+	}
+	leave, err = l.lim.Enter(c.Account)
+	if err != nil {
+		return nil, throttledError(err)
+	}
+	return leave, nil
 }
 
 // batchSize is the bytes of a PublishBatch's messages.
@@ -58,288 +76,370 @@ func batchSize(entries []PublishBatchEntry) int {
 }
 
 func (l *limited) CreateTopic(ctx context.Context, c Caller, in CreateTopicInput) (topicARN string, err error) {
-	if err := l.admit(c, 0); err != nil {
+	leave, err := l.begin(c, 0)
+	if err != nil {
 		return "", err
 	}
+	defer leave()
 	return l.next.CreateTopic(ctx, c, in)
 }
 
 func (l *limited) DeleteTopic(ctx context.Context, c Caller, topicARN string) error {
-	if err := l.admit(c, 0); err != nil {
+	leave, err := l.begin(c, 0)
+	if err != nil {
 		return err
 	}
+	defer leave()
 	return l.next.DeleteTopic(ctx, c, topicARN)
 }
 
 func (l *limited) ListTopics(ctx context.Context, c Caller, nextToken string) (ListTopicsOutput, error) {
-	if err := l.admit(c, 0); err != nil {
+	leave, err := l.begin(c, 0)
+	if err != nil {
 		return ListTopicsOutput{}, err
 	}
+	defer leave()
 	return l.next.ListTopics(ctx, c, nextToken)
 }
 
 func (l *limited) GetTopicAttributes(ctx context.Context, c Caller, topicARN string) (map[string]string, error) {
-	if err := l.admit(c, 0); err != nil {
+	leave, err := l.begin(c, 0)
+	if err != nil {
 		return nil, err
 	}
+	defer leave()
 	return l.next.GetTopicAttributes(ctx, c, topicARN)
 }
 
 func (l *limited) SetTopicAttributes(ctx context.Context, c Caller, in SetTopicAttributesInput) error {
-	if err := l.admit(c, 0); err != nil {
+	leave, err := l.begin(c, 0)
+	if err != nil {
 		return err
 	}
+	defer leave()
 	return l.next.SetTopicAttributes(ctx, c, in)
 }
 
 func (l *limited) Subscribe(ctx context.Context, c Caller, in SubscribeInput) (subscriptionARN string, err error) {
-	if err := l.admit(c, 0); err != nil {
+	leave, err := l.begin(c, 0)
+	if err != nil {
 		return "", err
 	}
+	defer leave()
 	return l.next.Subscribe(ctx, c, in)
 }
 
 func (l *limited) ConfirmSubscription(ctx context.Context, c Caller, in ConfirmSubscriptionInput) (subscriptionARN string, err error) {
-	if err := l.admit(c, 0); err != nil {
+	leave, err := l.begin(c, 0)
+	if err != nil {
 		return "", err
 	}
+	defer leave()
 	return l.next.ConfirmSubscription(ctx, c, in)
 }
 
 func (l *limited) Unsubscribe(ctx context.Context, c Caller, subscriptionARN string) error {
-	if err := l.admit(c, 0); err != nil {
+	leave, err := l.begin(c, 0)
+	if err != nil {
 		return err
 	}
+	defer leave()
 	return l.next.Unsubscribe(ctx, c, subscriptionARN)
 }
 
 func (l *limited) ListSubscriptions(ctx context.Context, c Caller, nextToken string) (ListSubscriptionsOutput, error) {
-	if err := l.admit(c, 0); err != nil {
+	leave, err := l.begin(c, 0)
+	if err != nil {
 		return ListSubscriptionsOutput{}, err
 	}
+	defer leave()
 	return l.next.ListSubscriptions(ctx, c, nextToken)
 }
 
 func (l *limited) ListSubscriptionsByTopic(ctx context.Context, c Caller, topicARN, nextToken string) (ListSubscriptionsOutput, error) {
-	if err := l.admit(c, 0); err != nil {
+	leave, err := l.begin(c, 0)
+	if err != nil {
 		return ListSubscriptionsOutput{}, err
 	}
+	defer leave()
 	return l.next.ListSubscriptionsByTopic(ctx, c, topicARN, nextToken)
 }
 
 func (l *limited) GetSubscriptionAttributes(ctx context.Context, c Caller, subscriptionARN string) (map[string]string, error) {
-	if err := l.admit(c, 0); err != nil {
+	leave, err := l.begin(c, 0)
+	if err != nil {
 		return nil, err
 	}
+	defer leave()
 	return l.next.GetSubscriptionAttributes(ctx, c, subscriptionARN)
 }
 
 func (l *limited) SetSubscriptionAttributes(ctx context.Context, c Caller, in SetSubscriptionAttributesInput) error {
-	if err := l.admit(c, 0); err != nil {
+	leave, err := l.begin(c, 0)
+	if err != nil {
 		return err
 	}
+	defer leave()
 	return l.next.SetSubscriptionAttributes(ctx, c, in)
 }
 
 func (l *limited) Publish(ctx context.Context, c Caller, in PublishInput) (PublishOutput, error) {
-	if err := l.admit(c, messageSize(in.Message, in.MessageAttributes)); err != nil {
+	leave, err := l.begin(c, messageSize(in.Message, in.MessageAttributes))
+	if err != nil {
 		return PublishOutput{}, err
 	}
+	defer leave()
 	return l.next.Publish(ctx, c, in)
 }
 
 func (l *limited) PublishBatch(ctx context.Context, c Caller, in PublishBatchInput) (PublishBatchOutput, error) {
-	if err := l.admit(c, batchSize(in.Entries)); err != nil {
+	leave, err := l.begin(c, batchSize(in.Entries))
+	if err != nil {
 		return PublishBatchOutput{}, err
 	}
+	defer leave()
 	return l.next.PublishBatch(ctx, c, in)
 }
 
 func (l *limited) TagResource(ctx context.Context, c Caller, in TagResourceInput) error {
-	if err := l.admit(c, 0); err != nil {
+	leave, err := l.begin(c, 0)
+	if err != nil {
 		return err
 	}
+	defer leave()
 	return l.next.TagResource(ctx, c, in)
 }
 
 func (l *limited) UntagResource(ctx context.Context, c Caller, in UntagResourceInput) error {
-	if err := l.admit(c, 0); err != nil {
+	leave, err := l.begin(c, 0)
+	if err != nil {
 		return err
 	}
+	defer leave()
 	return l.next.UntagResource(ctx, c, in)
 }
 
 func (l *limited) ListTagsForResource(ctx context.Context, c Caller, resourceARN string) (map[string]string, error) {
-	if err := l.admit(c, 0); err != nil {
+	leave, err := l.begin(c, 0)
+	if err != nil {
 		return nil, err
 	}
+	defer leave()
 	return l.next.ListTagsForResource(ctx, c, resourceARN)
 }
 
 func (l *limited) AddPermission(ctx context.Context, c Caller, in AddPermissionInput) error {
-	if err := l.admit(c, 0); err != nil {
+	leave, err := l.begin(c, 0)
+	if err != nil {
 		return err
 	}
+	defer leave()
 	return l.next.AddPermission(ctx, c, in)
 }
 
 func (l *limited) RemovePermission(ctx context.Context, c Caller, in RemovePermissionInput) error {
-	if err := l.admit(c, 0); err != nil {
+	leave, err := l.begin(c, 0)
+	if err != nil {
 		return err
 	}
+	defer leave()
 	return l.next.RemovePermission(ctx, c, in)
 }
 
 func (l *limited) GetDataProtectionPolicy(ctx context.Context, c Caller, resourceARN string) (string, error) {
-	if err := l.admit(c, 0); err != nil {
+	leave, err := l.begin(c, 0)
+	if err != nil {
 		return "", err
 	}
+	defer leave()
 	return l.next.GetDataProtectionPolicy(ctx, c, resourceARN)
 }
 
 func (l *limited) PutDataProtectionPolicy(ctx context.Context, c Caller, in PutDataProtectionPolicyInput) error {
-	if err := l.admit(c, 0); err != nil {
+	leave, err := l.begin(c, 0)
+	if err != nil {
 		return err
 	}
+	defer leave()
 	return l.next.PutDataProtectionPolicy(ctx, c, in)
 }
 
 func (l *limited) CreatePlatformApplication(ctx context.Context, c Caller, in CreatePlatformApplicationInput) (arn string, err error) {
-	if err := l.admit(c, 0); err != nil {
+	leave, err := l.begin(c, 0)
+	if err != nil {
 		return "", err
 	}
+	defer leave()
 	return l.next.CreatePlatformApplication(ctx, c, in)
 }
 
 func (l *limited) GetPlatformApplicationAttributes(ctx context.Context, c Caller, arn string) (map[string]string, error) {
-	if err := l.admit(c, 0); err != nil {
+	leave, err := l.begin(c, 0)
+	if err != nil {
 		return nil, err
 	}
+	defer leave()
 	return l.next.GetPlatformApplicationAttributes(ctx, c, arn)
 }
 
 func (l *limited) SetPlatformApplicationAttributes(ctx context.Context, c Caller, in SetPlatformApplicationAttributesInput) error {
-	if err := l.admit(c, 0); err != nil {
+	leave, err := l.begin(c, 0)
+	if err != nil {
 		return err
 	}
+	defer leave()
 	return l.next.SetPlatformApplicationAttributes(ctx, c, in)
 }
 
 func (l *limited) DeletePlatformApplication(ctx context.Context, c Caller, arn string) error {
-	if err := l.admit(c, 0); err != nil {
+	leave, err := l.begin(c, 0)
+	if err != nil {
 		return err
 	}
+	defer leave()
 	return l.next.DeletePlatformApplication(ctx, c, arn)
 }
 
 func (l *limited) ListPlatformApplications(ctx context.Context, c Caller, nextToken string) (ListPlatformApplicationsOutput, error) {
-	if err := l.admit(c, 0); err != nil {
+	leave, err := l.begin(c, 0)
+	if err != nil {
 		return ListPlatformApplicationsOutput{}, err
 	}
+	defer leave()
 	return l.next.ListPlatformApplications(ctx, c, nextToken)
 }
 
 func (l *limited) CreatePlatformEndpoint(ctx context.Context, c Caller, in CreatePlatformEndpointInput) (arn string, err error) {
-	if err := l.admit(c, 0); err != nil {
+	leave, err := l.begin(c, 0)
+	if err != nil {
 		return "", err
 	}
+	defer leave()
 	return l.next.CreatePlatformEndpoint(ctx, c, in)
 }
 
 func (l *limited) GetEndpointAttributes(ctx context.Context, c Caller, arn string) (map[string]string, error) {
-	if err := l.admit(c, 0); err != nil {
+	leave, err := l.begin(c, 0)
+	if err != nil {
 		return nil, err
 	}
+	defer leave()
 	return l.next.GetEndpointAttributes(ctx, c, arn)
 }
 
 func (l *limited) SetEndpointAttributes(ctx context.Context, c Caller, in SetEndpointAttributesInput) error {
-	if err := l.admit(c, 0); err != nil {
+	leave, err := l.begin(c, 0)
+	if err != nil {
 		return err
 	}
+	defer leave()
 	return l.next.SetEndpointAttributes(ctx, c, in)
 }
 
 func (l *limited) DeleteEndpoint(ctx context.Context, c Caller, arn string) error {
-	if err := l.admit(c, 0); err != nil {
+	leave, err := l.begin(c, 0)
+	if err != nil {
 		return err
 	}
+	defer leave()
 	return l.next.DeleteEndpoint(ctx, c, arn)
 }
 
 func (l *limited) ListEndpointsByPlatformApplication(ctx context.Context, c Caller, in ListEndpointsByPlatformApplicationInput) (ListEndpointsByPlatformApplicationOutput, error) {
-	if err := l.admit(c, 0); err != nil {
+	leave, err := l.begin(c, 0)
+	if err != nil {
 		return ListEndpointsByPlatformApplicationOutput{}, err
 	}
+	defer leave()
 	return l.next.ListEndpointsByPlatformApplication(ctx, c, in)
 }
 
 func (l *limited) SetSMSAttributes(ctx context.Context, c Caller, attributes map[string]string) error {
-	if err := l.admit(c, 0); err != nil {
+	leave, err := l.begin(c, 0)
+	if err != nil {
 		return err
 	}
+	defer leave()
 	return l.next.SetSMSAttributes(ctx, c, attributes)
 }
 
 func (l *limited) GetSMSAttributes(ctx context.Context, c Caller, names []string) (map[string]string, error) {
-	if err := l.admit(c, 0); err != nil {
+	leave, err := l.begin(c, 0)
+	if err != nil {
 		return nil, err
 	}
+	defer leave()
 	return l.next.GetSMSAttributes(ctx, c, names)
 }
 
 func (l *limited) CheckIfPhoneNumberIsOptedOut(ctx context.Context, c Caller, phoneNumber string) (bool, error) {
-	if err := l.admit(c, 0); err != nil {
+	leave, err := l.begin(c, 0)
+	if err != nil {
 		return false, err
 	}
+	defer leave()
 	return l.next.CheckIfPhoneNumberIsOptedOut(ctx, c, phoneNumber)
 }
 
 func (l *limited) ListPhoneNumbersOptedOut(ctx context.Context, c Caller, nextToken string) (ListPhoneNumbersOptedOutOutput, error) {
-	if err := l.admit(c, 0); err != nil {
+	leave, err := l.begin(c, 0)
+	if err != nil {
 		return ListPhoneNumbersOptedOutOutput{}, err
 	}
+	defer leave()
 	return l.next.ListPhoneNumbersOptedOut(ctx, c, nextToken)
 }
 
 func (l *limited) OptInPhoneNumber(ctx context.Context, c Caller, phoneNumber string) error {
-	if err := l.admit(c, 0); err != nil {
+	leave, err := l.begin(c, 0)
+	if err != nil {
 		return err
 	}
+	defer leave()
 	return l.next.OptInPhoneNumber(ctx, c, phoneNumber)
 }
 
 func (l *limited) CreateSMSSandboxPhoneNumber(ctx context.Context, c Caller, in CreateSMSSandboxPhoneNumberInput) error {
-	if err := l.admit(c, 0); err != nil {
+	leave, err := l.begin(c, 0)
+	if err != nil {
 		return err
 	}
+	defer leave()
 	return l.next.CreateSMSSandboxPhoneNumber(ctx, c, in)
 }
 
 func (l *limited) VerifySMSSandboxPhoneNumber(ctx context.Context, c Caller, in VerifySMSSandboxPhoneNumberInput) error {
-	if err := l.admit(c, 0); err != nil {
+	leave, err := l.begin(c, 0)
+	if err != nil {
 		return err
 	}
+	defer leave()
 	return l.next.VerifySMSSandboxPhoneNumber(ctx, c, in)
 }
 
 func (l *limited) DeleteSMSSandboxPhoneNumber(ctx context.Context, c Caller, phoneNumber string) error {
-	if err := l.admit(c, 0); err != nil {
+	leave, err := l.begin(c, 0)
+	if err != nil {
 		return err
 	}
+	defer leave()
 	return l.next.DeleteSMSSandboxPhoneNumber(ctx, c, phoneNumber)
 }
 
 func (l *limited) ListSMSSandboxPhoneNumbers(ctx context.Context, c Caller, in ListSMSSandboxPhoneNumbersInput) (ListSMSSandboxPhoneNumbersOutput, error) {
-	if err := l.admit(c, 0); err != nil {
+	leave, err := l.begin(c, 0)
+	if err != nil {
 		return ListSMSSandboxPhoneNumbersOutput{}, err
 	}
+	defer leave()
 	return l.next.ListSMSSandboxPhoneNumbers(ctx, c, in)
 }
 
 func (l *limited) GetSMSSandboxAccountStatus(ctx context.Context, c Caller) (bool, error) {
-	if err := l.admit(c, 0); err != nil {
+	leave, err := l.begin(c, 0)
+	if err != nil {
 		return false, err
 	}
+	defer leave()
 	return l.next.GetSMSSandboxAccountStatus(ctx, c)
 }

@@ -30,13 +30,32 @@ var _ API = (*limited)(nil)
 
 // admit takes one request and bytes bytes of c's account.
 func (l *limited) admit(c Caller, bytes int) error {
-	err := l.lim.Admit(c.Account, limits.DoorSQS, bytes)
-	if err == nil {
-		return nil
+	if err := l.lim.Admit(c.Account, limits.DoorSQS, bytes); err != nil {
+		return throttledError(err)
 	}
+	return nil
+}
+
+// throttledError is RequestThrottled for a refusal of package limits.
+func throttledError(err error) error {
 	e := NewError(CodeRequestThrottled, "%s", herald.ErrorMessage(err))
 	e.Err = err
 	return e
+}
+
+// begin admits one request of c's account as admit does, then enters it
+// into the node's admission control (limits.Admission): leave must be
+// called when it is done. ReceiveMessage is not entered: a long poll holds
+// no capacity while it waits.
+func (l *limited) begin(c Caller, bytes int) (leave func(), err error) {
+	if err := l.admit(c, bytes); err != nil {
+		return nil, err
+	}
+	leave, err = l.lim.Enter(c.Account)
+	if err != nil {
+		return nil, throttledError(err)
+	}
+	return leave, nil
 }
 
 // batchSize is the bytes of a SendMessageBatch's messages.
@@ -49,65 +68,83 @@ func batchSize(entries []SendMessageBatchEntry) int {
 }
 
 func (l *limited) CreateQueue(ctx context.Context, c Caller, in CreateQueueInput) (queueURL string, err error) {
-	if err := l.admit(c, 0); err != nil {
+	leave, err := l.begin(c, 0)
+	if err != nil {
 		return "", err
 	}
+	defer leave()
 	return l.next.CreateQueue(ctx, c, in)
 }
 
 func (l *limited) GetQueueURL(ctx context.Context, c Caller, in GetQueueURLInput) (queueURL string, err error) {
-	if err := l.admit(c, 0); err != nil {
+	leave, err := l.begin(c, 0)
+	if err != nil {
 		return "", err
 	}
+	defer leave()
 	return l.next.GetQueueURL(ctx, c, in)
 }
 
 func (l *limited) ListQueues(ctx context.Context, c Caller, in ListQueuesInput) (ListQueuesOutput, error) {
-	if err := l.admit(c, 0); err != nil {
+	leave, err := l.begin(c, 0)
+	if err != nil {
 		return ListQueuesOutput{}, err
 	}
+	defer leave()
 	return l.next.ListQueues(ctx, c, in)
 }
 
 func (l *limited) DeleteQueue(ctx context.Context, c Caller, queueURL string) error {
-	if err := l.admit(c, 0); err != nil {
+	leave, err := l.begin(c, 0)
+	if err != nil {
 		return err
 	}
+	defer leave()
 	return l.next.DeleteQueue(ctx, c, queueURL)
 }
 
 func (l *limited) GetQueueAttributes(ctx context.Context, c Caller, in GetQueueAttributesInput) (map[string]string, error) {
-	if err := l.admit(c, 0); err != nil {
+	leave, err := l.begin(c, 0)
+	if err != nil {
 		return nil, err
 	}
+	defer leave()
 	return l.next.GetQueueAttributes(ctx, c, in)
 }
 
 func (l *limited) SetQueueAttributes(ctx context.Context, c Caller, in SetQueueAttributesInput) error {
-	if err := l.admit(c, 0); err != nil {
+	leave, err := l.begin(c, 0)
+	if err != nil {
 		return err
 	}
+	defer leave()
 	return l.next.SetQueueAttributes(ctx, c, in)
 }
 
 func (l *limited) PurgeQueue(ctx context.Context, c Caller, queueURL string) error {
-	if err := l.admit(c, 0); err != nil {
+	leave, err := l.begin(c, 0)
+	if err != nil {
 		return err
 	}
+	defer leave()
 	return l.next.PurgeQueue(ctx, c, queueURL)
 }
 
 func (l *limited) SendMessage(ctx context.Context, c Caller, in SendMessageInput) (SendMessageOutput, error) {
-	if err := l.admit(c, MessageSize(in.MessageBody, in.MessageAttributes)); err != nil {
+	leave, err := l.begin(c, MessageSize(in.MessageBody, in.MessageAttributes))
+	if err != nil {
 		return SendMessageOutput{}, err
 	}
+	defer leave()
 	return l.next.SendMessage(ctx, c, in)
 }
 
 func (l *limited) SendMessageBatch(ctx context.Context, c Caller, in SendMessageBatchInput) (SendMessageBatchOutput, error) {
-	if err := l.admit(c, batchSize(in.Entries)); err != nil {
+	leave, err := l.begin(c, batchSize(in.Entries))
+	if err != nil {
 		return SendMessageBatchOutput{}, err
 	}
+	defer leave()
 	return l.next.SendMessageBatch(ctx, c, in)
 }
 
@@ -119,92 +156,118 @@ func (l *limited) ReceiveMessage(ctx context.Context, c Caller, in ReceiveMessag
 }
 
 func (l *limited) DeleteMessage(ctx context.Context, c Caller, in DeleteMessageInput) error {
-	if err := l.admit(c, 0); err != nil {
+	leave, err := l.begin(c, 0)
+	if err != nil {
 		return err
 	}
+	defer leave()
 	return l.next.DeleteMessage(ctx, c, in)
 }
 
 func (l *limited) DeleteMessageBatch(ctx context.Context, c Caller, in DeleteMessageBatchInput) (BatchIDsOutput, error) {
-	if err := l.admit(c, 0); err != nil {
+	leave, err := l.begin(c, 0)
+	if err != nil {
 		return BatchIDsOutput{}, err
 	}
+	defer leave()
 	return l.next.DeleteMessageBatch(ctx, c, in)
 }
 
 func (l *limited) ChangeMessageVisibility(ctx context.Context, c Caller, in ChangeMessageVisibilityInput) error {
-	if err := l.admit(c, 0); err != nil {
+	leave, err := l.begin(c, 0)
+	if err != nil {
 		return err
 	}
+	defer leave()
 	return l.next.ChangeMessageVisibility(ctx, c, in)
 }
 
 func (l *limited) ChangeMessageVisibilityBatch(ctx context.Context, c Caller, in ChangeMessageVisibilityBatchInput) (BatchIDsOutput, error) {
-	if err := l.admit(c, 0); err != nil {
+	leave, err := l.begin(c, 0)
+	if err != nil {
 		return BatchIDsOutput{}, err
 	}
+	defer leave()
 	return l.next.ChangeMessageVisibilityBatch(ctx, c, in)
 }
 
 func (l *limited) TagQueue(ctx context.Context, c Caller, in TagQueueInput) error {
-	if err := l.admit(c, 0); err != nil {
+	leave, err := l.begin(c, 0)
+	if err != nil {
 		return err
 	}
+	defer leave()
 	return l.next.TagQueue(ctx, c, in)
 }
 
 func (l *limited) UntagQueue(ctx context.Context, c Caller, in UntagQueueInput) error {
-	if err := l.admit(c, 0); err != nil {
+	leave, err := l.begin(c, 0)
+	if err != nil {
 		return err
 	}
+	defer leave()
 	return l.next.UntagQueue(ctx, c, in)
 }
 
 func (l *limited) ListQueueTags(ctx context.Context, c Caller, queueURL string) (map[string]string, error) {
-	if err := l.admit(c, 0); err != nil {
+	leave, err := l.begin(c, 0)
+	if err != nil {
 		return nil, err
 	}
+	defer leave()
 	return l.next.ListQueueTags(ctx, c, queueURL)
 }
 
 func (l *limited) ListDeadLetterSourceQueues(ctx context.Context, c Caller, in ListDeadLetterSourceQueuesInput) (ListQueuesOutput, error) {
-	if err := l.admit(c, 0); err != nil {
+	leave, err := l.begin(c, 0)
+	if err != nil {
 		return ListQueuesOutput{}, err
 	}
+	defer leave()
 	return l.next.ListDeadLetterSourceQueues(ctx, c, in)
 }
 
 func (l *limited) StartMessageMoveTask(ctx context.Context, c Caller, in StartMessageMoveTaskInput) (taskHandle string, err error) {
-	if err := l.admit(c, 0); err != nil {
+	leave, err := l.begin(c, 0)
+	if err != nil {
 		return "", err
 	}
+	defer leave()
 	return l.next.StartMessageMoveTask(ctx, c, in)
 }
 
 func (l *limited) ListMessageMoveTasks(ctx context.Context, c Caller, in ListMessageMoveTasksInput) ([]MessageMoveTask, error) {
-	if err := l.admit(c, 0); err != nil {
+	leave, err := l.begin(c, 0)
+	if err != nil {
 		return nil, err
 	}
+	defer leave()
 	return l.next.ListMessageMoveTasks(ctx, c, in)
 }
 
 func (l *limited) CancelMessageMoveTask(ctx context.Context, c Caller, taskHandle string) (approximateNumberOfMessagesMoved int64, err error) {
-	if err := l.admit(c, 0); err != nil {
+	leave, err := l.begin(c, 0)
+	if err != nil {
 		return 0, err
 	}
+	defer leave()
 	return l.next.CancelMessageMoveTask(ctx, c, taskHandle)
 }
 
 func (l *limited) AddPermission(ctx context.Context, c Caller, in AddPermissionInput) error {
-	if err := l.admit(c, 0); err != nil {
+	leave, err := l.begin(c, 0)
+	if err != nil {
 		return err
 	}
+	defer leave()
 	return l.next.AddPermission(ctx, c, in)
 }
 
 func (l *limited) RemovePermission(ctx context.Context, c Caller, in RemovePermissionInput) error {
-	if err := l.admit(c, 0); err != nil {
+	leave, err := l.begin(c, 0)
+	if err != nil {
 		return err
 	}
+	defer leave()
 	return l.next.RemovePermission(ctx, c, in)
 }

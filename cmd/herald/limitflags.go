@@ -10,9 +10,14 @@ import (
 // limitRules is the repeatable --limit flag: rate limits per account and
 // door (package limits). A later rule for the same account, door and kind
 // replaces an earlier one.
-type limitRules struct{ rules []limits.Rule }
+type limitRules struct {
+	rules []limits.Rule
+	// maxInFlight is --max-in-flight: the node's admission control.
+	maxInFlight int
+}
 
 func (l *limitRules) register(fs *flag.FlagSet) {
+	fs.IntVar(&l.maxInFlight, "max-in-flight", 0, "requests a node serves at once (SQS and SNS) before it shares itself between accounts, refusing those over their share with a throttling answer; 0: no admission control")
 	fs.Var(l, "limit", "a rate limit, [ACCOUNT/]DOOR[.bytes]=RATE/s[:BURST] or ...=off (repeatable; doors: "+
 		strings.Join(limits.Doors, ", ")+"), e.g. sqs=500/s, 123456789012/sqs=5000/s:10000, cache.bytes=10MiB/s; none by default: no limit")
 }

@@ -157,6 +157,7 @@ func serve(ctx context.Context, cfg serveConfig, stderr io.Writer) error {
 	// One limiter for every door; without --limit it limits nothing until
 	// PUT /v1/admin/limits gives it rules.
 	limiter := limits.New(cfg.limits.rules)
+	limiter.SetMaxInFlight(cfg.limits.maxInFlight)
 	cfg.cache.Limits = limiter
 	m := metrics.New()
 	eng.instrument(m)
@@ -183,7 +184,7 @@ func serve(ctx context.Context, cfg serveConfig, stderr io.Writer) error {
 	}
 	registerQueueMetrics(m.Registry, queues, eng.breaker, eng.dcNames)
 	registerOpsMetrics(m.Registry, eng, queues, cfg.ops.metricsQueueLimit)
-	m.Registry.MustRegister(metrics.TopWriters(limiter.Writers()))
+	m.Registry.MustRegister(metrics.TopWriters(limiter.Writers()), metrics.Throttled(limiter))
 	handler.AddComponents(eng.components)
 	handler.AddComponents(events.components)
 	defer queues.closer()
