@@ -8,6 +8,9 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -139,6 +142,7 @@ func TestRateLimitsThrottleOneAccountAndTheSDKRetries(t *testing.T) {
 			t.Fatal(err)
 		}
 		const n = 16 // four seconds' worth at 4/s, sent at once
+		before := throttledCount(t, s, "sqs")
 		sent := map[string]bool{}
 		for i := range n {
 			out, err := retrying.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: q2.QueueUrl, MessageBody: aws.String(fmt.Sprint(i))})
@@ -159,6 +163,9 @@ func TestRateLimitsThrottleOneAccountAndTheSDKRetries(t *testing.T) {
 				}
 				got[*m.MessageId] = true
 			}
+		}
+		if throttledCount(t, s, "sqs") == before {
+			t.Error("no call was throttled meanwhile: the retryer was never put to the test")
 		}
 	})
 }
@@ -277,4 +284,41 @@ func TestLimitsAdminIsTheOperatorsOnly(t *testing.T) {
 			t.Errorf("GET /v1/admin/limits as %s: HTTP %d, want %d", tc.key, resp.StatusCode, tc.want)
 		}
 	}
+}
+
+// TestBoto3RetriesThrottling runs e2e/python_limits (pytest, boto3)
+// against Herald with account A limited: RequestThrottled (403) without
+// retries, then boto3's three retry modes (legacy, its default; standard;
+// adaptive) getting every SQS call through, and every SNS call (429).
+func TestBoto3RetriesThrottling(t *testing.T) {
+	python := pythonForTests(t)
+	s := startServer(t, "", limitedArgs()...)
+	dir, _ := filepath.Abs("python_limits")
+	cmd := exec.Command(python, "-m", "pytest", "-q", "-p", "no:cacheprovider", dir)
+	cmd.Env = append(os.Environ(), "HERALD_URL="+s.URL, "HERALD_SECRET="+secret, "HERALD_KEY_ALICE="+keyA)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("pytest with boto3 failed: %v\n%s", err, out)
+	}
+	if n := throttledCount(t, s, "sqs"); n == 0 {
+		t.Error("the server throttled no SQS request: the retries were never put to the test")
+	}
+	t.Logf("boto3: %s", lastLine(string(out)))
+}
+
+// throttledCount is the server's herald_throttled_total for door.
+func throttledCount(t *testing.T, s *server, door string) float64 {
+	t.Helper()
+	f := scrape(t, s)["herald_throttled_total"]
+	if f == nil {
+		t.Fatal("/metrics has no herald_throttled_total")
+	}
+	for _, m := range f.GetMetric() {
+		for _, l := range m.GetLabel() {
+			if l.GetName() == "door" && l.GetValue() == door {
+				return value(m)
+			}
+		}
+	}
+	return 0
 }

@@ -36,15 +36,18 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if len(args) > 0 && args[0] == "alert" {
 		return runBenchAlert(ctx, args[1:], stdout, stderr)
 	}
-	const usage = "usage: herald bench cache|sqs|sns|ws|rollups|alert [flags]; 'herald bench KIND --help' lists a benchmark's flags"
+	if len(args) > 0 && args[0] == "tenants" {
+		return runBenchTenants(ctx, args[1:], stdout, stderr)
+	}
+	const usage = "usage: herald bench cache|sqs|sns|ws|rollups|alert|tenants [flags]; 'herald bench KIND --help' lists a benchmark's flags"
 	switch {
 	case len(args) > 0 && isHelp(args[0]):
 		fmt.Fprintln(stdout, usage)
 		return flag.ErrHelp
 	case len(args) == 0:
-		return errors.New("bench needs a benchmark: cache, sqs, sns, ws, rollups or alert (herald bench --help)")
+		return errors.New("bench needs a benchmark: cache, sqs, sns, ws, rollups, alert or tenants (herald bench --help)")
 	case args[0] != "cache":
-		return fmt.Errorf("unknown benchmark %q: the benchmarks are cache, sqs, sns, ws, rollups and alert (herald bench --help)", args[0])
+		return fmt.Errorf("unknown benchmark %q: the benchmarks are cache, sqs, sns, ws, rollups, alert and tenants (herald bench --help)", args[0])
 	}
 	return runBenchCache(ctx, args[1:], stdout, stderr)
 }
