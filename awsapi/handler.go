@@ -16,6 +16,7 @@ import (
 	"github.com/heraldmq/herald"
 	"github.com/heraldmq/herald/awsauth"
 	"github.com/heraldmq/herald/internal/reqscheme"
+	"github.com/heraldmq/herald/sns"
 	"github.com/heraldmq/herald/sqs"
 )
 
@@ -45,6 +46,14 @@ type Config struct {
 	// KeyAccounts maps access key ids to the account their requests act
 	// in; keys not listed act in DefaultAccount.
 	KeyAccounts map[string]string
+	// Exhausted, when set, is asked before a signature is checked whether
+	// the account a request's access key names has no request left at the
+	// service's door (limits.Limiter.Exhausted: "sqs", "sns"); such a
+	// request is refused with the service's throttling error unverified.
+	// The services' own check stays the authoritative one: a forged
+	// request can be refused this way, never admitted, and it takes
+	// nothing from the account.
+	Exhausted func(account, door string) bool
 	// DefaultAccount is the account of unsigned requests and unmapped keys;
 	// empty means DefaultAccount.
 	DefaultAccount string
@@ -291,6 +300,9 @@ func releaseBodyBuffer(buf *bytes.Buffer) {
 // authenticate checks c's signature and fills in who is calling and how.
 // service is the signing name the request must be scoped to.
 func (h *Handler) authenticate(c *Call, service string) error {
+	if err := h.refuseExhausted(c, service); err != nil {
+		return err
+	}
 	id, err := h.cfg.Verifier.Verify(c.Request, c.Body)
 	if err != nil {
 		return err
@@ -379,3 +391,42 @@ func (w *doneWriter) Write(b []byte) (int, error) {
 }
 
 func (w *doneWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// refuseExhausted refuses, before its signature is checked, a request whose
+// access key's account has no request left at service (Config.Exhausted):
+// a flooding account's refusals then cost no signature check.
+func (h *Handler) refuseExhausted(c *Call, service string) error {
+	if h.cfg.Exhausted == nil || !h.cfg.Verifier.Enabled() {
+		return nil
+	}
+	key := accessKeyOf(c.Request.Header.Get("Authorization"))
+	if key == "" {
+		return nil
+	}
+	account := h.account
+	if a, ok := h.cfg.KeyAccounts[key]; ok && a != "" {
+		account = a
+	}
+	if !h.cfg.Exhausted(account, service) {
+		return nil
+	}
+	const msg = "rate exceeded: account %s has no request left at %s; retry after a short wait"
+	if service == sqsSigningName {
+		return sqs.NewError(sqs.CodeRequestThrottled, msg, herald.Clip(account), service)
+	}
+	return sns.NewError(sns.CodeThrottled, msg, herald.Clip(account), service)
+}
+
+// accessKeyOf is the access key id an Authorization header names, "" when
+// it names none (the signature check then says what is wrong).
+func accessKeyOf(authz string) string {
+	_, rest, ok := strings.Cut(authz, "Credential=")
+	if !ok {
+		return ""
+	}
+	key, _, ok := strings.Cut(rest, "/")
+	if !ok {
+		return ""
+	}
+	return key
+}

@@ -159,6 +159,27 @@ func (l *Limiter) Admit(account, door string, bytes int) error {
 	return nil
 }
 
+// Exhausted reports, without taking anything, whether account has no
+// request left at door right now: its bucket exists and holds less than
+// one. An edge may refuse such a request before the costly part of its
+// admission (a signature check); the authoritative check stays Admit's.
+func (l *Limiter) Exhausted(account, door string) bool {
+	if l == nil || !l.any.Load() {
+		return false
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b := l.buckets[ruleKey{account, door, false}]
+	if b == nil || b.rule != l.byKey[b.rule.key()] {
+		return false
+	}
+	if b.lim.TokensAt(l.now()) >= 1 {
+		return false
+	}
+	l.countThrottled(door)
+	return true
+}
+
 // Writers is the limiter's estimate of the busiest writers: every account
 // admitted (or refused) at each door, and every path Wrote names.
 func (l *Limiter) Writers() *Writers { return l.writers }

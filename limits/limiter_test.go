@@ -155,3 +155,31 @@ func BenchmarkAdmit(b *testing.B) {
 		})
 	}
 }
+
+// TestExhaustedPeeksWithoutTaking: Exhausted says whether an account's
+// bucket is empty, takes nothing from it, and knows nothing of accounts
+// that have not been admitted yet.
+func TestExhaustedPeeksWithoutTaking(t *testing.T) {
+	l, clock := newAt(t, "sqs=1/s:1")
+	if l.Exhausted("a", DoorSQS) {
+		t.Fatal("an account never seen is exhausted")
+	}
+	if err := l.Admit("a", DoorSQS, 0); err != nil {
+		t.Fatal(err)
+	}
+	if !l.Exhausted("a", DoorSQS) {
+		t.Fatal("an emptied bucket is not exhausted")
+	}
+	if l.Exhausted("a", DoorSNS) || l.Exhausted("b", DoorSQS) {
+		t.Error("another door or account is exhausted")
+	}
+	clock.add(time.Second)
+	for range 3 {
+		if l.Exhausted("a", DoorSQS) {
+			t.Fatal("a refilled bucket is exhausted")
+		}
+	}
+	if err := l.Admit("a", DoorSQS, 0); err != nil {
+		t.Errorf("peeking took the request: %v", err)
+	}
+}

@@ -78,6 +78,16 @@ func TestConfigFileSetsFlags(t *testing.T) {
 				t.Errorf("grants %q", got)
 			}
 		}},
+		{"rate limits as a list and as a mapping", "limit: [sqs=500/s, \"123456789012/sqs=5000/s:10000\"]\nmax-in-flight: 64\n", func(t *testing.T, c serveConfig) {
+			if got := c.limits.String(); got != "sqs=500/s 123456789012/sqs=5000/s:10000" || c.limits.maxInFlight != 64 {
+				t.Errorf("limits %q, max in flight %d", got, c.limits.maxInFlight)
+			}
+		}},
+		{"rate limits as a mapping", "limit:\n  sns: 20/s\n  path: 5/s:10\n", func(t *testing.T, c serveConfig) {
+			if got := c.limits.String(); got != "sns=20/s path=5/s:10" && got != "path=5/s:10 sns=20/s" {
+				t.Errorf("limits %q", got)
+			}
+		}},
 		{"a repeatable flag takes a list", "sqs-limit: [MaxMaximumMessageSize=2097152]\n", func(t *testing.T, c serveConfig) {
 			if c.aws.limits.MaxMaximumMessageSize != 2097152 {
 				t.Errorf("MaxMaximumMessageSize %d", c.aws.limits.MaxMaximumMessageSize)

@@ -54,7 +54,7 @@ func awsHandler(q *queueService, t *topicService, creds credentials, cfg awsConf
 	return awsapi.New(awsapi.Config{
 		Regions: regions,
 		SQS:     sqs.Limited(q.svc, lim), SNS: awsapi.NewSNSService(sns.Limited(t.svc, lim), log), Verifier: creds.verifier, KeyAccounts: creds.keyAccounts,
-		DefaultAccount: cfg.account, Logger: log, Observe: m.ObserveAWS,
+		DefaultAccount: cfg.account, Logger: log, Observe: m.ObserveAWS, Exhausted: lim.Exhausted,
 	}), nil
 }
 

@@ -61,7 +61,13 @@ type Report struct {
 	AFlood         Phase   `json:"a_flood"`
 	ThroughputKept float64 `json:"b_throughput_kept"` // B's throughput with the flood over alone
 	P99Ratio       float64 `json:"b_p99_ratio"`       // B's p99 with the flood over alone
-	RSSBeforeMB    float64 `json:"rss_before_mb"`
+	// ServerCores is the server's CPU (cores busy) in each phase, and
+	// ServerUsPerCall its CPU per call answered (admitted or refused).
+	ServerCoresAlone     float64 `json:"server_cores_b_alone"`
+	ServerCoresFlood     float64 `json:"server_cores_flood"`
+	ServerUsPerCallAlone float64 `json:"server_us_per_call_b_alone"`
+	ServerUsPerCallFlood float64 `json:"server_us_per_call_flood"`
+	RSSBeforeMB          float64 `json:"rss_before_mb"`
 	RSSPeakMB      float64 `json:"rss_peak_mb"`
 	// Met: B kept at least 90% of its throughput, its p99 within 1.5x,
 	// and A got throttling answers, never other failures.
@@ -76,6 +82,8 @@ func (r Report) String() string {
 	line("B alone", r.BAlone)
 	line("B, A flooding", r.BWithFlood)
 	line("A flooding", r.AFlood)
+	fmt.Fprintf(&b, "server: %.2f cores, %.0f µs a call with B alone; %.2f cores, %.0f µs a call with A flooding\n",
+		r.ServerCoresAlone, r.ServerUsPerCallAlone, r.ServerCoresFlood, r.ServerUsPerCallFlood)
 	fmt.Fprintf(&b, "B kept %.1f%% of its throughput, p99 x%.2f; server RSS %.0f MB before, %.0f MB at most; targets (>= 90%%, <= x1.5, A only throttled) %s\n",
 		100*r.ThroughputKept, r.P99Ratio, r.RSSBeforeMB, r.RSSPeakMB, map[bool]string{true: "met", false: "NOT met"}[r.Met])
 	return b.String()
@@ -110,6 +118,8 @@ func (a *account) sender(size int, throttled, other *atomic.Int64) loadgen.Op {
 		switch {
 		case err == nil:
 			return 1, nil
+		case ctx.Err() != nil:
+			return 0, err // cut short by the end of the phase, as loadgen counts it
 		case errors.As(err, &ae) && ae.Code == "RequestThrottled":
 			throttled.Add(1)
 		default:
@@ -159,10 +169,23 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		rep.RSSBeforeMB = m.ResidentBytes / 1e6
 	}
 
+	cpu := func() float64 {
+		got, err := promtext.Fetch(ctx, hc, metricsURL, "process_cpu_seconds_total")
+		if err != nil {
+			return 0
+		}
+		return got["process_cpu_seconds_total"]
+	}
 	var bThrottled, bOther atomic.Int64
+	cpu0 := cpu()
 	alone := loadgen.Run(ctx, "B alone", loadgen.Config{Concurrency: cfg.ConcurrencyB, Duration: cfg.Duration, Rate: cfg.RateB, Progress: cfg.Progress},
 		b.sender(cfg.MessageSize, &bThrottled, &bOther))
 	rep.BAlone = phase(alone, &bThrottled, &bOther)
+	cpu1 := cpu()
+	rep.ServerCoresAlone = (cpu1 - cpu0) / alone.Elapsed.Seconds()
+	if alone.Calls > 0 {
+		rep.ServerUsPerCallAlone = (cpu1 - cpu0) * 1e6 / float64(alone.Calls+alone.Errors)
+	}
 
 	var b2Throttled, b2Other, aThrottled, aOther atomic.Int64
 	var peak atomic.Uint64
@@ -188,11 +211,16 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	with := loadgen.Run(ctx, "B, A flooding", loadgen.Config{Concurrency: cfg.ConcurrencyB, Duration: cfg.Duration, Rate: cfg.RateB, Progress: cfg.Progress},
 		b.sender(cfg.MessageSize, &b2Throttled, &b2Other))
 	both.Wait()
+	cpu2 := cpu()
 	stopSampling()
 	sampling.Wait()
 	rep.BWithFlood = phase(with, &b2Throttled, &b2Other)
 	rep.AFlood = phase(flood, &aThrottled, &aOther)
 	rep.RSSPeakMB = float64(peak.Load()) / 1e6
+	rep.ServerCoresFlood = (cpu2 - cpu1) / with.Elapsed.Seconds()
+	if n := with.Calls + with.Errors + flood.Calls + flood.Errors; n > 0 {
+		rep.ServerUsPerCallFlood = (cpu2 - cpu1) * 1e6 / float64(n)
+	}
 	if rep.BAlone.PerSecond > 0 {
 		rep.ThroughputKept = rep.BWithFlood.PerSecond / rep.BAlone.PerSecond
 	}
