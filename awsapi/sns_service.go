@@ -8,6 +8,7 @@ import (
 
 	"github.com/heraldmq/herald"
 	"github.com/heraldmq/herald/awsauth"
+	"github.com/heraldmq/herald/limits"
 	"github.com/heraldmq/herald/sns"
 	"github.com/heraldmq/herald/sqs"
 )
@@ -82,6 +83,9 @@ func (s *SNSService) ServeQuery(w http.ResponseWriter, c *Call) {
 // WriteQueryError answers with err as an SNS <ErrorResponse>.
 func (s *SNSService) WriteQueryError(w http.ResponseWriter, c *Call, err error) {
 	e := s.toError(c, err)
+	if e.Code == sns.CodeThrottled {
+		limits.PauseBeforeAnswer(c.Request.Context(), err)
+	}
 	writeXML(w, e.Status, xmlSNSErrorResponse{
 		Xmlns:     snsNamespace,
 		Error:     xmlSNSError{Type: e.Fault(), Code: herald.Clip(wireCode(e.Code)), Message: herald.ClipMessage(e.Message)},

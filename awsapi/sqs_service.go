@@ -9,6 +9,7 @@ import (
 
 	"github.com/heraldmq/herald"
 	"github.com/heraldmq/herald/awsauth"
+	"github.com/heraldmq/herald/limits"
 	"github.com/heraldmq/herald/sqs"
 )
 
@@ -76,6 +77,9 @@ func (s *sqsService) ServeQuery(w http.ResponseWriter, c *Call) {
 // error writer of the edge, it bounds the message with herald.ClipMessage.
 func (s *sqsService) WriteQueryError(w http.ResponseWriter, c *Call, err error) {
 	e := s.toError(c, err)
+	if e.Code == sqs.CodeRequestThrottled {
+		limits.PauseBeforeAnswer(c.Request.Context(), err)
+	}
 	writeXML(w, e.Status, xmlErrorResponse{
 		Xmlns:     sqsNamespace,
 		Error:     xmlError{Type: e.Fault(), Code: herald.Clip(e.QueryCode), Message: herald.ClipMessage(e.QueryText())},
@@ -86,6 +90,9 @@ func (s *sqsService) WriteQueryError(w http.ResponseWriter, c *Call, err error) 
 // writeJSONError answers with err as an AWS JSON 1.0 error.
 func (s *sqsService) writeJSONError(w http.ResponseWriter, c *Call, err error) {
 	e := s.toError(c, err)
+	if e.Code == sqs.CodeRequestThrottled {
+		limits.PauseBeforeAnswer(c.Request.Context(), err)
+	}
 	jsonType := e.JSONType()
 	// Codes are Herald's own, never client input; the header is clipped
 	// all the same so that no header can grow with a request.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/heraldmq/herald"
 	"github.com/heraldmq/herald/api"
+	"github.com/heraldmq/herald/limits"
 )
 
 // statusClientClosed is the status recorded for requests whose client left.
@@ -61,6 +62,7 @@ func toErrorBody(err error) (int, api.ErrorBody) {
 func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
 	status, body := toErrorBody(err)
 	if d, ok := herald.RetryAfter(err); ok {
+		limits.PauseBeforeAnswer(r.Context(), err)
 		// Whole seconds, rounded up: a client waiting this long is admitted.
 		w.Header().Set("Retry-After", strconv.FormatInt(int64((d+time.Second-1)/time.Second), 10))
 	}
