@@ -63,18 +63,18 @@ func ParseRule(s string) (Rule, error) {
 	key, value = strings.TrimSpace(key), strings.TrimSpace(value)
 	if account, door, ok := strings.Cut(key, "/"); ok {
 		if account == "" || len(account) > maxAccountLen || strings.ContainsFunc(account, badAccountRune) {
-			return r, fmt.Errorf("limit %q: account %q is not an account id", clip(s), clip(account))
+			return r, fmt.Errorf("limit %q: account %q is not an account id", clip(s), part(account))
 		}
 		r.Account, key = account, door
 	}
 	if door, kind, ok := strings.Cut(key, "."); ok {
 		if kind != "bytes" {
-			return r, fmt.Errorf("limit %q: %q is not a kind of limit (only DOOR.bytes is)", clip(s), clip(kind))
+			return r, fmt.Errorf("limit %q: %q is not a kind of limit (only DOOR.bytes is)", clip(s), part(kind))
 		}
 		r.Bytes, key = true, door
 	}
 	if !slices.Contains(Doors, key) && key != ScopePath {
-		return r, fmt.Errorf("limit %q: door %q is not one of %s (or path)", clip(s), clip(key), strings.Join(Doors, ", "))
+		return r, fmt.Errorf("limit %q: door %q is not one of %s (or path)", clip(s), part(key), strings.Join(Doors, ", "))
 	}
 	if key == ScopePath && r.Bytes {
 		return r, fmt.Errorf("limit %q: a path's limit counts writes, not bytes", clip(s))
@@ -87,17 +87,17 @@ func ParseRule(s string) (Rule, error) {
 	rate, burst, hasBurst := strings.Cut(value, ":")
 	num, ok := strings.CutSuffix(rate, "/s")
 	if !ok {
-		return r, fmt.Errorf("limit %q: rate %q must end in /s", clip(s), clip(rate))
+		return r, fmt.Errorf("limit %q: rate %q must end in /s", clip(s), part(rate))
 	}
 	v, err := parseAmount(num, r.Bytes)
 	if err != nil || v <= 0 || v > maxRate {
-		return r, fmt.Errorf("limit %q: rate %q is not a number between 0 and %g per second (or off)", clip(s), clip(num), float64(maxRate))
+		return r, fmt.Errorf("limit %q: rate %q is not a number between 0 and %g per second (or off)", clip(s), part(num), float64(maxRate))
 	}
 	r.PerSecond = v
 	if hasBurst {
 		b, err := parseAmount(burst, r.Bytes)
 		if err != nil || b < 1 || b > maxRate || b != math.Trunc(b) {
-			return r, fmt.Errorf("limit %q: burst %q is not a whole number between 1 and %g", clip(s), clip(burst), float64(maxRate))
+			return r, fmt.Errorf("limit %q: burst %q is not a whole number between 1 and %g", clip(s), part(burst), float64(maxRate))
 		}
 		r.Burst = int(b)
 	}
@@ -191,4 +191,13 @@ func badAccountRune(c rune) bool {
 	return !(c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '-' || c == '_')
 }
 
+// clip bounds the whole rule an error repeats; part bounds a piece of it
+// named besides, so that no error grows with its input.
 func clip(s string) string { return herald.Clip(s) }
+
+func part(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "..."
+	}
+	return s
+}

@@ -73,7 +73,7 @@ func FuzzParseRule(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		r, err := ParseRule(s)
 		if err != nil {
-			if len(err.Error()) > 1500 { // three clipped parts at most
+			if len(err.Error()) > 1500 { // the clipped rule and one part of it
 				t.Fatalf("error of %d bytes", len(err.Error()))
 			}
 			return
