@@ -22,6 +22,7 @@ const (
 	EUnauthenticated = "unauthenticated"  // the request carries no valid credential
 	EForbidden       = "forbidden"        // the caller may not do this
 	EThrottled       = "throttled"        // over a rate limit (limits); retry after Error.RetryAfter
+	EOverQuota       = "over_quota"       // the account holds its quota of something (limits)
 	EInternal        = "internal"         // a bug or an unexpected failure
 )
 

@@ -400,3 +400,63 @@ func TestAMQPEventsCrossNodes(t *testing.T) {
 		t.Fatal("a put through node A did not reach node B's event subscriber")
 	}
 }
+
+// TestAMQPIngestOverItsRateGoesToDeadLetterExchange: with the amqp door
+// limited to 2 messages a second (burst 2), a backend publishing 10 at
+// once gets 2 stored and 8 in the dead-letter exchange with the reason
+// "rate exceeded", each exactly once: none lost, none stored twice.
+func TestAMQPIngestOverItsRateGoesToDeadLetterExchange(t *testing.T) {
+	u := amqpURL(t)
+	names := newAMQPNames()
+	s := startServer(t, "", append(names.args(u), "--limit", "amqp=2/s:2")...)
+	ch := rabbitChannel(t, u)
+	waitExchange(t, ch, names.dlx)
+	dead := bindQueue(t, ch, names.dlx, "#")
+	word := uniqueWord(t)
+	for i := range 10 {
+		publishConfirmed(t, ch, names.ingest, fmt.Sprintf("%s.m%d", word, i), rabbit.Publishing{Body: []byte(fmt.Sprint(i))})
+	}
+	deadKeys := map[string]bool{}
+	deadline := time.After(30 * time.Second)
+	for len(deadKeys) < 8 {
+		select {
+		case d := <-dead:
+			reason, _ := d.Headers["x-herald-error"].(string)
+			if !strings.Contains(reason, "rate exceeded") {
+				t.Fatalf("dead-lettered %s with reason %q, want rate exceeded", d.RoutingKey, reason)
+			}
+			if deadKeys[d.RoutingKey] {
+				t.Fatalf("%s dead-lettered twice", d.RoutingKey)
+			}
+			deadKeys[d.RoutingKey] = true
+		case <-deadline:
+			t.Fatalf("%d of 8 messages over the rate reached the dead-letter exchange", len(deadKeys))
+		}
+	}
+	stored := func() error {
+		body := latestJSON(t, s, word+".*")
+		stored := strings.Count(body, `"path":`)
+		if stored != 2 {
+			return fmt.Errorf("%d messages stored, want 2: %s", stored, body)
+		}
+		for k := range deadKeys {
+			if strings.Contains(body, `"path":"`+k+`"`) {
+				return fmt.Errorf("%s both stored and dead-lettered", k)
+			}
+		}
+		return nil
+	}
+	// The two admitted puts may land after the eight refusals: poll.
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		err := stored()
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal(err)
+		}
+	}
+	if n := throttledCount(t, s, "amqp"); n != 8 {
+		t.Errorf("herald_throttled_total{door=amqp} = %v, want 8", n)
+	}
+}

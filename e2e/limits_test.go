@@ -21,6 +21,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sns"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/smithy-go"
+	"github.com/coder/websocket"
 	"github.com/google/uuid"
 )
 
@@ -321,4 +322,70 @@ func throttledCount(t *testing.T, s *server, door string) float64 {
 		}
 	}
 	return 0
+}
+
+// TestQuotasAtCreation: an account at its quota of queues gets OverLimit
+// (403) for a new queue and its URL for one it holds; at its quota of
+// topics, TopicLimitExceeded; at its quota of WebSockets on the node, a
+// new connection is closed with 4010 and the next one, after one closed,
+// is served. Another account's quotas are its own.
+func TestQuotasAtCreation(t *testing.T) {
+	s := startServer(t, "", append(sharedArgs(), "--limit", "queues=2", "--limit", "topics=1", "--limit", "websockets=1")...)
+	ctx := ctxFor(t, time.Minute)
+	a, b := sqsAs(s, keyA), sqsAs(s, keyB)
+	for _, name := range []string{"q1", "q2"} {
+		if _, err := a.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(name)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := a.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String("q3")})
+	if status, _, ok := throttledAnswer(err, "OverLimit"); !ok || status != http.StatusForbidden {
+		t.Fatalf("a third queue over a quota of 2: %v (HTTP %d), want OverLimit 403", err, status)
+	}
+	if _, err := a.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String("q2")}); err != nil {
+		t.Errorf("creating a queue held already, at the quota: %v", err)
+	}
+	if _, err := b.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String("q3")}); err != nil {
+		t.Errorf("another account's queue: %v", err)
+	}
+
+	sa := snsAs(s, keyA)
+	if _, err := sa.CreateTopic(ctx, &sns.CreateTopicInput{Name: aws.String("t1")}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = sa.CreateTopic(ctx, &sns.CreateTopicInput{Name: aws.String("t2")})
+	if status, _, ok := throttledAnswer(err, "TopicLimitExceeded"); !ok || status != http.StatusForbidden {
+		t.Fatalf("a second topic over a quota of 1: %v (HTTP %d), want TopicLimitExceeded 403", err, status)
+	}
+	if _, err := sa.CreateTopic(ctx, &sns.CreateTopicInput{Name: aws.String("t1")}); err != nil {
+		t.Errorf("creating a topic held already, at the quota: %v", err)
+	}
+
+	// WebSockets, anonymous: the default account's.
+	first := dialWS(t, s)
+	id := first.request(map[string]any{"type": "ping"})
+	first.next(10*time.Second, func(f map[string]any) bool { return f["id"] == id })
+	second := dialWS(t, s)
+	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	_, _, err = second.conn.Read(rctx)
+	cancel()
+	if code := websocket.CloseStatus(err); code != 4010 {
+		t.Fatalf("a second WebSocket over a quota of 1: %v, want close 4010", err)
+	}
+	first.conn.Close(websocket.StatusNormalClosure, "")
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		third := dialWS(t, s)
+		id := third.request(map[string]any{"type": "ping"})
+		rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		_, b, err := third.conn.Read(rctx)
+		cancel()
+		if err == nil && strings.Contains(string(b), id) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after the first WebSocket closed, a new one is still refused: %v", err)
+		}
+		third.conn.CloseNow()
+		time.Sleep(50 * time.Millisecond) // the server frees the place when it sees the close
+	}
 }

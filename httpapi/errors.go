@@ -35,6 +35,8 @@ func statusOf(code string) int {
 		return http.StatusForbidden
 	case herald.EThrottled:
 		return http.StatusTooManyRequests
+	case herald.EOverQuota:
+		return http.StatusForbidden
 	default:
 		return http.StatusInternalServerError
 	}

@@ -159,6 +159,24 @@ func (l *Limiter) Admit(account, door string, bytes int) error {
 	return nil
 }
 
+// Quota returns the quota name of account (QuotaQueues, ...): its own
+// rule's count, else every account's; ok false when no rule bounds it.
+func (l *Limiter) Quota(account, name string) (n int, ok bool) {
+	if l == nil {
+		return 0, false
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	rule, found := l.byKey[ruleKey{account, name, false}]
+	if !found {
+		rule, found = l.byKey[ruleKey{"", name, false}]
+	}
+	if !found || rule.Off {
+		return 0, false
+	}
+	return rule.Count, true
+}
+
 // Exhausted reports, without taking anything, whether account has no
 // request left at door right now: its bucket exists and holds less than
 // one. An edge may refuse such a request before the costly part of its

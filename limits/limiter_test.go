@@ -183,3 +183,38 @@ func TestExhaustedPeeksWithoutTaking(t *testing.T) {
 		t.Errorf("peeking took the request: %v", err)
 	}
 }
+
+func TestQuotasAndHoldings(t *testing.T) {
+	l, _ := newAt(t, "websockets=2", "big/websockets=off", "queues=10")
+	if n, ok := l.Quota("a", QuotaWebSockets); !ok || n != 2 {
+		t.Errorf("quota of a: %d %v", n, ok)
+	}
+	if _, ok := l.Quota("big", QuotaWebSockets); ok {
+		t.Error("a quota lifted for an account still bounds it")
+	}
+	if _, ok := l.Quota("a", QuotaTopics); ok {
+		t.Error("a quota no rule names bounds")
+	}
+	var h Holdings
+	r1, err := h.Take("a", QuotaWebSockets, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Take("a", QuotaWebSockets, 2); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Take("a", QuotaWebSockets, 2); err == nil {
+		t.Fatal("a third WebSocket over a quota of 2 taken")
+	}
+	if _, err := h.Take("b", QuotaWebSockets, 2); err != nil {
+		t.Errorf("another account: %v", err)
+	}
+	r1()
+	r1() // a second release changes nothing
+	if _, err := h.Take("a", QuotaWebSockets, 2); err != nil {
+		t.Errorf("after a release: %v", err)
+	}
+	if _, err := h.Take("a", QuotaWebSockets, 2); err == nil {
+		t.Error("a double release freed two places")
+	}
+}

@@ -23,6 +23,21 @@ const (
 // Doors lists every door, in the order the console shows them.
 var Doors = []string{DoorSQS, DoorSNS, DoorCache, DoorWS, DoorAMQP, DoorRollup}
 
+// Quotas: counts an account may hold, not rates. A rule "queues=1000"
+// bounds each account's queues (in each region), "topics=100" its topics,
+// "websockets=500" the WebSockets it holds open on each node.
+const (
+	QuotaQueues     = "queues"
+	QuotaTopics     = "topics"
+	QuotaWebSockets = "websockets"
+)
+
+// Quotas lists every quota.
+var Quotas = []string{QuotaQueues, QuotaTopics, QuotaWebSockets}
+
+// maxQuota bounds a quota's count.
+const maxQuota = 1 << 30
+
 // ScopePath is not a door: a rule "path=RATE/s" bounds the writes to each
 // single path of the message cache, through whatever door they come (a
 // path written in a tight loop; AdmitPaths).
@@ -44,6 +59,9 @@ type Rule struct {
 	// PerSecond is the sustained rate; 0 with Off means no limit (a rule
 	// for one account lifting the default for it).
 	PerSecond float64
+	// Count, for a quota (Door one of Quotas), is how many the account may
+	// hold.
+	Count int
 	// Burst is how many (requests or bytes) may come at once above the
 	// rate; 0 takes the default: one second's worth, at least 1 request
 	// or 1 MiB.
@@ -73,8 +91,24 @@ func ParseRule(s string) (Rule, error) {
 		}
 		r.Bytes, key = true, door
 	}
+	if slices.Contains(Quotas, key) {
+		r.Door = key
+		if r.Bytes {
+			return r, fmt.Errorf("limit %q: a quota counts %s, not bytes", clip(s), key)
+		}
+		if value == "off" {
+			r.Off = true
+			return r, nil
+		}
+		n, err := strconv.Atoi(value)
+		if err != nil || n < 0 || n > maxQuota {
+			return r, fmt.Errorf("limit %q: quota %q is not a whole number from 0 to %d (or off)", clip(s), part(value), maxQuota)
+		}
+		r.Count = n
+		return r, nil
+	}
 	if !slices.Contains(Doors, key) && key != ScopePath {
-		return r, fmt.Errorf("limit %q: door %q is not one of %s (or path)", clip(s), part(key), strings.Join(Doors, ", "))
+		return r, fmt.Errorf("limit %q: %q is not a door (%s), path or a quota (%s)", clip(s), part(key), strings.Join(Doors, ", "), strings.Join(Quotas, ", "))
 	}
 	if key == ScopePath && r.Bytes {
 		return r, fmt.Errorf("limit %q: a path's limit counts writes, not bytes", clip(s))
@@ -135,6 +169,10 @@ func (r Rule) String() string {
 	b.WriteString("=")
 	if r.Off {
 		b.WriteString("off")
+		return b.String()
+	}
+	if slices.Contains(Quotas, r.Door) {
+		b.WriteString(strconv.Itoa(r.Count))
 		return b.String()
 	}
 	b.WriteString(strconv.FormatFloat(r.PerSecond, 'f', -1, 64) + "/s")

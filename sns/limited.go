@@ -2,6 +2,7 @@ package sns
 
 import (
 	"context"
+	"strings"
 
 	"github.com/heraldmq/herald"
 	"github.com/heraldmq/herald/limits"
@@ -66,6 +67,42 @@ func (l *limited) begin(c Caller, bytes int) (leave func(), err error) {
 	return leave, nil
 }
 
+// checkTopicQuota refuses with TopicLimitExceeded a CreateTopic of a new
+// topic by an account that holds its quota of topics (limits.QuotaTopics)
+// in the caller's region; creating a topic it holds already passes (AWS
+// answers its ARN). It counts with ListTopics, pages of 100, up to the
+// quota and, at the quota, on to find the name (at most 10,000 more):
+// a cost that grows with the quota. Two creations at once may both pass
+// at the quota's last place.
+func (l *limited) checkTopicQuota(ctx context.Context, c Caller, name string) error {
+	quota, ok := l.lim.Quota(c.Account, limits.QuotaTopics)
+	if !ok {
+		return nil
+	}
+	held, next := 0, ""
+	for held < quota+10000 {
+		out, err := l.next.ListTopics(ctx, c, next)
+		if err != nil {
+			return err
+		}
+		for _, arn := range out.TopicARNs {
+			if strings.HasSuffix(arn, ":"+name) {
+				return nil // it exists: CreateTopic answers its ARN
+			}
+		}
+		held += len(out.TopicARNs)
+		if next = out.NextToken; next == "" {
+			break
+		}
+	}
+	if held < quota {
+		return nil
+	}
+	e := NewError(CodeTopicLimitExceeded, "Topic limit exceeded: the account holds its quota of %d topics in this region.", quota)
+	e.Err = limits.OverQuota(c.Account, limits.QuotaTopics, quota)
+	return e
+}
+
 // batchSize is the bytes of a PublishBatch's messages.
 func batchSize(entries []PublishBatchEntry) int {
 	n := 0
@@ -81,6 +118,9 @@ func (l *limited) CreateTopic(ctx context.Context, c Caller, in CreateTopicInput
 		return "", err
 	}
 	defer leave()
+	if err := l.checkTopicQuota(ctx, c, in.Name); err != nil {
+		return "", err
+	}
 	return l.next.CreateTopic(ctx, c, in)
 }
 

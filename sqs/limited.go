@@ -58,6 +58,40 @@ func (l *limited) begin(c Caller, bytes int) (leave func(), err error) {
 	return leave, nil
 }
 
+// checkQueueQuota refuses with OverLimit a CreateQueue of a new queue by an
+// account that holds its quota of queues (limits.QuotaQueues) in the
+// caller's region; creating a queue it holds already stays an answer of
+// its URL, as on AWS. It counts the queues with ListQueues, pages of
+// 1,000, up to the quota: a cost that grows with the quota. Two creations
+// at once may both pass at the quota's last place.
+func (l *limited) checkQueueQuota(ctx context.Context, c Caller, name string) error {
+	quota, ok := l.lim.Quota(c.Account, limits.QuotaQueues)
+	if !ok {
+		return nil
+	}
+	page := 1000
+	held, next := 0, ""
+	for held < quota {
+		out, err := l.next.ListQueues(ctx, c, ListQueuesInput{MaxResults: &page, NextToken: next})
+		if err != nil {
+			return err
+		}
+		held += len(out.QueueURLs)
+		if next = out.NextToken; next == "" {
+			break
+		}
+	}
+	if held < quota {
+		return nil
+	}
+	if _, err := l.next.GetQueueURL(ctx, c, GetQueueURLInput{QueueName: name}); err == nil {
+		return nil // it exists: CreateQueue answers its URL
+	}
+	e := NewError(CodeOverLimit, "The account holds its quota of %d queues in this region.", quota)
+	e.Err = limits.OverQuota(c.Account, limits.QuotaQueues, quota)
+	return e
+}
+
 // batchSize is the bytes of a SendMessageBatch's messages.
 func batchSize(entries []SendMessageBatchEntry) int {
 	n := 0
@@ -73,6 +107,9 @@ func (l *limited) CreateQueue(ctx context.Context, c Caller, in CreateQueueInput
 		return "", err
 	}
 	defer leave()
+	if err := l.checkQueueQuota(ctx, c, in.QueueName); err != nil {
+		return "", err
+	}
 	return l.next.CreateQueue(ctx, c, in)
 }
 

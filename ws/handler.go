@@ -37,6 +37,7 @@ const (
 	CloseMissedPong        websocket.StatusCode = 4004 // no pong to the server's ping in time: reconnect
 	CloseSlowConsumer      websocket.StatusCode = 4008 // the send queue overflowed: reconnect with recover
 	CloseEventsInterrupted websocket.StatusCode = 4009 // the node's live feed was interrupted: reconnect with recover
+	CloseOverQuota         websocket.StatusCode = 4010 // the account holds its quota of WebSockets on this node: reconnect after closing another
 	CloseAuthFailed        websocket.StatusCode = 4501 // authentication failed at connect (4001 before issue 16): do not retry the same credential
 )
 
@@ -46,6 +47,8 @@ type Handler struct {
 	enc   messageEncoder // live events' message JSON, shared by all connections
 	conns conns          // open connections, for Shutdown
 	stats Stats
+	// holdings counts each account's open connections, for its quota.
+	holdings limits.Holdings
 	// batches are the buffers writers gather frames in (framewriter.go).
 	batches batchPool
 	writers writerPool // writers of connections that need not wait (writerpool.go)
@@ -91,6 +94,15 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		wsc.Close(CloseAuthFailed, closeReason("authentication failed: "+authErr.Error()))
 		return
 	}
+	release := func() {}
+	if quota, ok := h.cfg.Limits.Quota(id.Account, limits.QuotaWebSockets); ok {
+		var err error
+		if release, err = h.holdings.Take(id.Account, limits.QuotaWebSockets, quota); err != nil {
+			h.stats.OverQuota.Add(1)
+			wsc.Close(CloseOverQuota, closeReason(herald.ErrorMessage(err)))
+			return
+		}
+	}
 	wsc.SetReadLimit(h.cfg.MaxFrameBytes)
 	// The identity rides in the context, so that the cache service checks
 	// every query and publish against it too.
@@ -108,6 +120,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		queues: map[string]QueuePush{},
 	}
 	c.out = newSendQueue(h.cfg.SendQueueBytes, c.startWriter, c.slowConsumer)
+	context.AfterFunc(ctx, release) // the connection's end frees its place
 	if !h.conns.add(c) {
 		wsc.Close(websocket.StatusGoingAway, "server shutting down")
 		cancel()

@@ -9,6 +9,7 @@ type Stats struct {
 	Subscriptions     atomic.Int64 // pattern subscriptions open now
 	FramesSent        atomic.Int64 // frames written to clients
 	AuthFailures      atomic.Int64 // connections closed with 4501
+	OverQuota         atomic.Int64 // connections closed with 4010
 	SlowConsumers     atomic.Int64 // connections closed with 4008
 	MissedPongs       atomic.Int64 // connections closed with 4004
 	EventsInterrupted atomic.Int64 // connections closed with 4009

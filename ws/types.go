@@ -8,6 +8,7 @@ import (
 
 	"github.com/heraldmq/herald/access"
 	"github.com/heraldmq/herald/cache"
+	"github.com/heraldmq/herald/limits"
 	"github.com/heraldmq/herald/rollup"
 )
 
@@ -52,6 +53,10 @@ const (
 type Config struct {
 	Cache  *cache.Service
 	Events cache.Events
+	// Limits, when set, bounds the WebSockets an account holds open on
+	// this node (the quota limits.QuotaWebSockets): one over it is closed
+	// with 4010 right after the upgrade.
+	Limits *limits.Limiter
 	// Authenticate returns the identity of a connecting client; an error
 	// closes the connection with 4501 right after the upgrade. Nil allows
 	// everything. An identity that expires (a token's exp) is closed with

@@ -208,7 +208,7 @@ func serve(ctx context.Context, cfg serveConfig, stderr io.Writer) error {
 		return err
 	}
 	handler.HandleGET(snshttp.DefaultCertPath, topics.signer.CertHandler())
-	wsHandler, err := websocketHandler(cfg.ws, cfg.store.engine, creds, cfg.auth.grants, svc, events.events, queues, rollups, cfg.aws, log)
+	wsHandler, err := websocketHandler(cfg.ws, cfg.store.engine, creds, cfg.auth.grants, svc, events.events, queues, rollups, cfg.aws, limiter, log)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"github.com/heraldmq/herald/limits"
 	"log/slog"
 	"net/http"
 	"os"
@@ -27,7 +28,7 @@ import (
 // websocketHandler builds the /v1/ws gateway: identities established as
 // for the HTTP API (tokens, or SigV4 presigned URLs), live fan-out through
 // events, queue push through the SQS service in the client's account.
-func websocketHandler(cfg wsConfig, engine string, creds credentials, grants accountGrants, svc *cache.Service, events cache.Events, queues *queueService, rollups *rollup.Service, awsCfg awsConfig, log *slog.Logger) (*ws.Handler, error) {
+func websocketHandler(cfg wsConfig, engine string, creds credentials, grants accountGrants, svc *cache.Service, events cache.Events, queues *queueService, rollups *rollup.Service, awsCfg awsConfig, limiter *limits.Limiter, log *slog.Logger) (*ws.Handler, error) {
 	anonymous := cfg.anonymous == "true"
 	switch cfg.anonymous {
 	case "auto":
@@ -38,7 +39,7 @@ func websocketHandler(cfg wsConfig, engine string, creds credentials, grants acc
 	}
 	ident := creds.identifierFor(grants, awsCfg.account, anonymous)
 	return ws.NewHandler(ws.Config{
-		Cache: svc, Events: events,
+		Cache: svc, Events: events, Limits: limiter,
 		Authenticate: func(r *http.Request) (access.Identity, error) {
 			return ident.Identify(r, 0)
 		},
@@ -168,7 +169,7 @@ func queueError(err error, queue string) error {
 func registerWSMetrics(reg prometheus.Registerer, st *ws.Stats) {
 	gauge, counter := metrics.Gauge, metrics.Counter
 	const closed = "herald_ws_closed_total"
-	const closedHelp = "WebSocket connections closed by the server, by reason: auth_failed (4501), slow_consumer (4008), missed_pong (4004), write_timeout (a write stuck for the write timeout)."
+	const closedHelp = "WebSocket connections closed by the server, by reason: auth_failed (4501), slow_consumer (4008), missed_pong (4004), write_timeout (a write stuck for the write timeout), over_quota (4010)."
 	reg.MustRegister(
 		gauge("herald_ws_connections", "WebSocket connections open.", &st.Connections),
 		gauge("herald_ws_subscriptions", "Pattern subscriptions open on WebSocket connections.", &st.Subscriptions),
@@ -178,6 +179,7 @@ func registerWSMetrics(reg prometheus.Registerer, st *ws.Stats) {
 		counter(closed, closedHelp, prometheus.Labels{"reason": "slow_consumer"}, &st.SlowConsumers),
 		counter(closed, closedHelp, prometheus.Labels{"reason": "missed_pong"}, &st.MissedPongs),
 		counter(closed, closedHelp, prometheus.Labels{"reason": "write_timeout"}, &st.WriteTimeouts),
+		counter(closed, closedHelp, prometheus.Labels{"reason": "over_quota"}, &st.OverQuota),
 		counter(closed, closedHelp, prometheus.Labels{"reason": "events_interrupted"}, &st.EventsInterrupted),
 	)
 }
