@@ -330,7 +330,7 @@ func throttledCount(t *testing.T, s *server, door string) float64 {
 // new connection is closed with 4010 and the next one, after one closed,
 // is served. Another account's quotas are its own.
 func TestQuotasAtCreation(t *testing.T) {
-	s := startServer(t, "", append(sharedArgs(), "--limit", "queues=2", "--limit", "topics=1", "--limit", "websockets=1")...)
+	s := startServer(t, "", append(sharedArgs(), "--limit", "queues=2", "--limit", "topics=1")...)
 	ctx := ctxFor(t, time.Minute)
 	a, b := sqsAs(s, keyA), sqsAs(s, keyB)
 	for _, name := range []string{"q1", "q2"} {
@@ -361,7 +361,9 @@ func TestQuotasAtCreation(t *testing.T) {
 		t.Errorf("creating a topic held already, at the quota: %v", err)
 	}
 
-	// WebSockets, anonymous: the default account's.
+	// WebSockets, anonymous (a server without credentials): the default
+	// account's.
+	s = startServer(t, "", "--limit", "websockets=1")
 	first := dialWS(t, s)
 	id := first.request(map[string]any{"type": "ping"})
 	first.next(10*time.Second, func(f map[string]any) bool { return f["id"] == id })
