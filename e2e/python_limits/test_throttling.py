@@ -42,7 +42,7 @@ def test_sqs_answers_request_throttled_without_retries():
 def test_sqs_retries_get_through(mode):
     sqs = client("sqs", os.environ["HERALD_KEY_ALICE"], mode, 20)
     url = sqs.create_queue(QueueName="boto-retry-" + uuid.uuid4().hex[:8])["QueueUrl"]
-    sent = {sqs.send_message(QueueUrl=url, MessageBody=str(i))["MessageId"] for i in range(16)}
+    sent = {sqs.send_message(QueueUrl=url, MessageBody=str(i))["MessageId"] for i in range(8)}
     got = set()
     while len(got) < len(sent):
         for m in sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10, WaitTimeSeconds=1).get("Messages", []):
@@ -54,6 +54,6 @@ def test_sns_throttled_is_retried_by_the_default_mode():
     # SNS answers 429, which botocore's legacy mode (its default) retries too.
     sns = client("sns", os.environ["HERALD_KEY_ALICE"], "legacy", 20)
     arn = sns.create_topic(Name="boto-retry-" + uuid.uuid4().hex[:8])["TopicArn"]
-    for i in range(16):
+    for i in range(8):
         assert sns.publish(TopicArn=arn, Message=str(i))["MessageId"]
 
