@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -69,9 +70,18 @@ func TestRateLimitsThrottleOneAccountAndTheSDKRetries(t *testing.T) {
 	}
 
 	t.Run("SQS JSON", func(t *testing.T) {
+		// At once, from goroutines: however slow each call is on a loaded
+		// machine, twenty arrive together and a burst of 4 is exceeded.
+		errs := make([]error, 20)
+		var wg sync.WaitGroup
+		for i := range errs {
+			wg.Go(func() {
+				_, errs[i] = a.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: qa.QueueUrl, MessageBody: aws.String(fmt.Sprint("a", i))})
+			})
+		}
+		wg.Wait()
 		throttled := 0
-		for i := range 20 {
-			_, err := a.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: qa.QueueUrl, MessageBody: aws.String(fmt.Sprint("a", i))})
+		for i, err := range errs {
 			if err == nil {
 				continue
 			}
@@ -94,10 +104,16 @@ func TestRateLimitsThrottleOneAccountAndTheSDKRetries(t *testing.T) {
 
 	t.Run("SQS Query", func(t *testing.T) {
 		form := url.Values{"Action": {"SendMessage"}, "QueueUrl": {*qa.QueueUrl}, "MessageBody": {"q"}}
-		var status int
-		var body string
-		for range 20 {
-			if status, body = queryAs(t, s, keyA, "sqs", form); status != http.StatusOK {
+		statuses, bodies := make([]int, 20), make([]string, 20)
+		var wg sync.WaitGroup
+		for i := range statuses {
+			wg.Go(func() { statuses[i], bodies[i] = queryAs(t, s, keyA, "sqs", form) })
+		}
+		wg.Wait()
+		status, body := http.StatusOK, ""
+		for i := range statuses {
+			if statuses[i] != http.StatusOK {
+				status, body = statuses[i], bodies[i]
 				break
 			}
 		}
@@ -114,9 +130,16 @@ func TestRateLimitsThrottleOneAccountAndTheSDKRetries(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		errs := make([]error, 20)
+		var wg sync.WaitGroup
+		for i := range errs {
+			wg.Go(func() { _, errs[i] = sa.Publish(ctx, &sns.PublishInput{TopicArn: topic.TopicArn, Message: aws.String("m")}) })
+		}
+		wg.Wait()
 		var last error
-		for range 20 {
-			if _, last = sa.Publish(ctx, &sns.PublishInput{TopicArn: topic.TopicArn, Message: aws.String("m")}); last != nil {
+		for _, err := range errs {
+			if err != nil {
+				last = err
 				break
 			}
 		}
@@ -144,13 +167,23 @@ func TestRateLimitsThrottleOneAccountAndTheSDKRetries(t *testing.T) {
 		}
 		const n = 16 // four seconds' worth at 4/s, sent at once
 		before := throttledCount(t, s, "sqs")
-		sent := map[string]bool{}
+		ids, errs := make([]string, n), make([]error, n)
+		var wg sync.WaitGroup
 		for i := range n {
-			out, err := retrying.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: q2.QueueUrl, MessageBody: aws.String(fmt.Sprint(i))})
+			wg.Go(func() {
+				out, err := retrying.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: q2.QueueUrl, MessageBody: aws.String(fmt.Sprint(i))})
+				if errs[i] = err; err == nil {
+					ids[i] = *out.MessageId
+				}
+			})
+		}
+		wg.Wait()
+		sent := map[string]bool{}
+		for i, err := range errs {
 			if err != nil {
 				t.Fatalf("send %d through the SDK's retryer: %v", i, err)
 			}
-			sent[*out.MessageId] = true
+			sent[ids[i]] = true
 		}
 		got := map[string]bool{}
 		for len(got) < n {
