@@ -133,7 +133,9 @@ func TestRateLimitsThrottleOneAccountAndTheSDKRetries(t *testing.T) {
 		errs := make([]error, 20)
 		var wg sync.WaitGroup
 		for i := range errs {
-			wg.Go(func() { _, errs[i] = sa.Publish(ctx, &sns.PublishInput{TopicArn: topic.TopicArn, Message: aws.String("m")}) })
+			wg.Go(func() {
+				_, errs[i] = sa.Publish(ctx, &sns.PublishInput{TopicArn: topic.TopicArn, Message: aws.String("m")})
+			})
 		}
 		wg.Wait()
 		var last error

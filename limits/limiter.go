@@ -68,6 +68,17 @@ func (l *Limiter) Throttled() map[string]uint64 {
 	return out
 }
 
+// Begin admits one request of account at door, and its bytes (Admit),
+// then enters it into admission control (Enter): what a service does
+// before an action that holds the node's capacity while it runs. leave
+// must be called when the action is done.
+func (l *Limiter) Begin(account, door string, bytes int) (leave func(), err error) {
+	if err := l.Admit(account, door, bytes); err != nil {
+		return nil, err
+	}
+	return l.Enter(account)
+}
+
 // Refused is how many requests of each account admission control refused.
 func (l *Limiter) Refused() map[string]uint64 {
 	if l == nil {

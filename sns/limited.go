@@ -57,10 +57,7 @@ func throttledError(err error) error {
 // into the node's admission control (limits.Admission): leave must be
 // called when it is done.
 func (l *limited) begin(c Caller, bytes int) (leave func(), err error) {
-	if err := l.admit(c, bytes); err != nil {
-		return nil, err
-	}
-	leave, err = l.lim.Enter(c.Account)
+	leave, err = l.lim.Begin(c.Account, limits.DoorSNS, bytes)
 	if err != nil {
 		return nil, throttledError(err)
 	}

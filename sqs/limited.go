@@ -48,10 +48,7 @@ func throttledError(err error) error {
 // called when it is done. ReceiveMessage is not entered: a long poll holds
 // no capacity while it waits.
 func (l *limited) begin(c Caller, bytes int) (leave func(), err error) {
-	if err := l.admit(c, bytes); err != nil {
-		return nil, err
-	}
-	leave, err = l.lim.Enter(c.Account)
+	leave, err = l.lim.Begin(c.Account, limits.DoorSQS, bytes)
 	if err != nil {
 		return nil, throttledError(err)
 	}

@@ -4,46 +4,10 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/heraldmq/herald/internal/promtext"
 )
-
-// rssSampler keeps the largest resident memory the server reported.
-type rssSampler struct {
-	stopOnce sync.Once
-	cancel   context.CancelFunc
-	done     chan struct{}
-	peak     float64
-}
-
-// sampleRSS reads the server's resident memory every 2 seconds until stop.
-func sampleRSS(ctx context.Context, hc *http.Client, url string) *rssSampler {
-	ctx, cancel := context.WithCancel(ctx)
-	s := &rssSampler{cancel: cancel, done: make(chan struct{})}
-	go func() {
-		defer close(s.done)
-		t := time.NewTicker(2 * time.Second)
-		defer t.Stop()
-		for {
-			if m, err := promtext.FetchMemory(ctx, hc, url); err == nil {
-				s.peak = max(s.peak, m.ResidentBytes)
-			}
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	return s
-}
-
-func (s *rssSampler) stop() float64 {
-	s.stopOnce.Do(func() { s.cancel(); <-s.done })
-	return s.peak
-}
 
 // The server's counters a run reads.
 const (

@@ -147,8 +147,8 @@ func Run(ctx context.Context, cfg Config) (report Report, err error) {
 	defer sqs.Close()
 	metrics := &http.Client{Timeout: 10 * time.Second}
 
-	peak := sampleRSS(ctx, metrics, cfg.Server+"/metrics")
-	defer func() { report.RSSPeakBytes = peak.stop() }()
+	peak := promtext.SamplePeakRSS(ctx, metrics, cfg.Server+"/metrics", 2*time.Second)
+	defer func() { report.RSSPeakBytes = peak.Stop() }()
 
 	isConnected, isLate := cfg.fleet()
 

@@ -68,7 +68,7 @@ type Report struct {
 	ServerUsPerCallAlone float64 `json:"server_us_per_call_b_alone"`
 	ServerUsPerCallFlood float64 `json:"server_us_per_call_flood"`
 	RSSBeforeMB          float64 `json:"rss_before_mb"`
-	RSSPeakMB      float64 `json:"rss_peak_mb"`
+	RSSPeakMB            float64 `json:"rss_peak_mb"`
 	// Met: B kept at least 90% of its throughput, its p99 within 1.5x,
 	// and A got throttling answers, never other failures.
 	Met bool `json:"met"`
@@ -188,20 +188,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	}
 
 	var b2Throttled, b2Other, aThrottled, aOther atomic.Int64
-	var peak atomic.Uint64
-	sampleCtx, stopSampling := context.WithCancel(ctx)
-	var sampling sync.WaitGroup
-	sampling.Go(func() {
-		for sampleCtx.Err() == nil {
-			if m, err := promtext.FetchMemory(sampleCtx, hc, metricsURL); err == nil && uint64(m.ResidentBytes) > peak.Load() {
-				peak.Store(uint64(m.ResidentBytes))
-			}
-			select {
-			case <-sampleCtx.Done():
-			case <-time.After(time.Second):
-			}
-		}
-	})
+	peak := promtext.SamplePeakRSS(ctx, hc, metricsURL, time.Second)
 	var flood loadgen.Result
 	var both sync.WaitGroup
 	both.Go(func() {
@@ -212,11 +199,10 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		b.sender(cfg.MessageSize, &b2Throttled, &b2Other))
 	both.Wait()
 	cpu2 := cpu()
-	stopSampling()
-	sampling.Wait()
+	peakRSS := peak.Stop()
 	rep.BWithFlood = phase(with, &b2Throttled, &b2Other)
 	rep.AFlood = phase(flood, &aThrottled, &aOther)
-	rep.RSSPeakMB = float64(peak.Load()) / 1e6
+	rep.RSSPeakMB = peakRSS / 1e6
 	rep.ServerCoresFlood = (cpu2 - cpu1) / with.Elapsed.Seconds()
 	if n := with.Calls + with.Errors + flood.Calls + flood.Errors; n > 0 {
 		rep.ServerUsPerCallFlood = (cpu2 - cpu1) * 1e6 / float64(n)
