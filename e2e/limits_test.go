@@ -426,3 +426,72 @@ func TestQuotasAtCreation(t *testing.T) {
 		time.Sleep(50 * time.Millisecond) // the server frees the place when it sees the close
 	}
 }
+
+// TestRateLimitsHoldAcrossNodes: two Herald nodes on one Cassandra and
+// Redis, each with the rule sqs=20/s:20, flooded together for three
+// seconds: they admit about 20 a second between them, not each (their
+// buckets are kept in Redis), and both refuse with SQS's throttling.
+func TestRateLimitsHoldAcrossNodes(t *testing.T) {
+	requireCassandra(t)
+	requireRedis(t)
+	const rate, burst = 20, 20
+	rule := fmt.Sprintf("sqs=%d/s:%d", rate, burst)
+	a := cassandra.start(t, "", "--limit", rule)
+	b := cassandra.start(t, "", "--limit", rule)
+	ctx := ctxFor(t, time.Minute)
+	clients := []*sqs.Client{sqsClient(a), sqsClient(b)}
+	q, err := retrySDK(ctx, func() (*sqs.CreateQueueOutput, error) {
+		return clients[0].CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String("shared-limit-" + uuid.NewString()[:8])})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The buckets hold at most the burst when the flood starts, whatever
+	// the creation took from them: the bound below holds either way.
+	var admitted, throttled [2]int
+	var mu sync.Mutex
+	var other error
+	start := time.Now()
+	var wg sync.WaitGroup
+	for g := range 8 {
+		node := g % 2
+		wg.Go(func() {
+			for time.Since(start) < 3*time.Second {
+				_, err := clients[node].SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: q.QueueUrl, MessageBody: aws.String("m")})
+				mu.Lock()
+				switch _, _, isThrottled := throttledAnswer(err, "RequestThrottled"); {
+				case err == nil:
+					admitted[node]++
+				case isThrottled:
+					throttled[node]++
+				default:
+					other = err
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	if other != nil {
+		t.Fatalf("a send failed with other than a throttling: %v", other)
+	}
+	total := admitted[0] + admitted[1]
+	allowed := burst + rate*elapsed.Seconds()
+	t.Logf("in %v: node A admitted %d and throttled %d, node B admitted %d and throttled %d; the cluster's rule allows %.0f",
+		elapsed.Round(time.Millisecond), admitted[0], throttled[0], admitted[1], throttled[1], allowed)
+	if float64(total) > allowed*1.1+2 {
+		t.Errorf("the two nodes admitted %d, over the %.0f the rule allows the cluster (each node alone would allow %.0f)", total, allowed, allowed)
+	}
+	if float64(total) < rate*elapsed.Seconds()*0.6 {
+		t.Errorf("the two nodes admitted %d, far under the rule's %.0f", total, allowed)
+	}
+	for i, n := range []*server{a, b} {
+		if admitted[i] == 0 || throttled[i] == 0 {
+			t.Errorf("node %d admitted %d and throttled %d: each should do both", i, admitted[i], throttled[i])
+		}
+		if errs := metricValue(t, n, "herald_limits_shared_errors_total"); errs != 0 {
+			t.Errorf("node %d decided %v requests alone (Redis did not answer)", i, errs)
+		}
+	}
+}

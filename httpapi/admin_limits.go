@@ -7,7 +7,7 @@ import (
 )
 
 // limitsBody is the admin API's rate limits: rules as limits.ParseRule
-// reads them ("[ACCOUNT/]DOOR[.bytes]=RATE/s[:BURST]" or "...=off").
+// reads them ("[ACCOUNT/]DOOR[.bytes][:NAME]=RATE/s[:BURST]" or "...=off").
 type limitsBody struct {
 	Rules []string `json:"rules"`
 }

@@ -4,7 +4,7 @@
 // every account or for one, and checked by the domain services on every
 // action (sqs.Limited, sns.Limited, cache.Service, rollup.Service).
 //
-// A [Rule] is written "[ACCOUNT/]DOOR[.bytes]=RATE/s[:BURST]" or
+// A [Rule] is written "[ACCOUNT/]DOOR[.bytes][:NAME]=RATE/s[:BURST]" or
 // "...=off" (see ParseRule and docs/operations.md, "Limits per account");
 // the --limit flag and the config file's "limit:" list give them, and
 // PUT /v1/admin/limits replaces them at run time. No rule, no limit: the
@@ -13,6 +13,8 @@
 // A [Limiter] keeps a token bucket (golang.org/x/time/rate) per account,
 // door and kind that some rule covers, and answers an action over its rate
 // with a *herald.Error of code herald.EThrottled carrying when to retry;
-// each edge maps it to its protocol's throttling answer. Buckets are per
-// node: N nodes admit up to N times a rate (docs/operations.md).
+// each edge maps it to its protocol's throttling answer. With a [Shared]
+// store (redisindex.Limits, on Cassandra) every admitted action is taken
+// from the cluster's twin of its bucket as well, so that a rate holds for
+// all nodes together (shared.go; the tolerance is in docs/operations.md).
 package limits

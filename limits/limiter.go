@@ -3,6 +3,7 @@ package limits
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -27,6 +28,10 @@ type Limiter struct {
 	mu      sync.Mutex
 	rules   []Rule
 	byKey   map[ruleKey]Rule
+	named   map[string]bool // doors (and ScopePath) with a rule naming a queue, topic or subtree
+	// anyNamed is whether named has a door: Names answers false without
+	// a lock while none does.
+	anyNamed atomic.Bool
 	buckets map[ruleKey]*bucket // by the account admitted, door and kind
 	now     func() time.Time
 
@@ -36,6 +41,8 @@ type Limiter struct {
 	throttled map[string]*atomic.Uint64
 
 	admission *Admission
+
+	sharedCounters // the cluster's buckets, when SetShared gave a store
 }
 
 // SetMaxInFlight sets the node's capacity in concurrent requests for its
@@ -68,12 +75,13 @@ func (l *Limiter) Throttled() map[string]uint64 {
 	return out
 }
 
-// Begin admits one request of account at door, and its bytes (Admit),
+// Begin admits one request of account at door, and its bytes, naming
+// name (AdmitOn),
 // then enters it into admission control (Enter): what a service does
 // before an action that holds the node's capacity while it runs. leave
 // must be called when the action is done.
-func (l *Limiter) Begin(account, door string, bytes int) (leave func(), err error) {
-	if err := l.Admit(account, door, bytes); err != nil {
+func (l *Limiter) Begin(account, door, name string, bytes int) (leave func(), err error) {
+	if err := l.AdmitOn(account, door, name, bytes); err != nil {
 		return nil, err
 	}
 	return l.Enter(account)
@@ -90,6 +98,10 @@ func (l *Limiter) Refused() map[string]uint64 {
 type bucket struct {
 	lim  *rate.Limiter
 	rule Rule // the rule it was made by: a changed rule makes a new bucket
+	// sharedUntil is when the shared store's twin of this bucket will
+	// hold enough again, after it refused: until then the node refuses
+	// without asking it.
+	sharedUntil time.Time
 }
 
 // New returns a Limiter holding rules.
@@ -105,17 +117,35 @@ func New(rules []Rule) *Limiter {
 // SetRules replaces the rules. Buckets of rules that changed start full.
 func (l *Limiter) SetRules(rules []Rule) {
 	byKey := make(map[ruleKey]Rule, len(rules))
+	named := map[string]bool{}
 	limiting := false
 	for _, r := range rules {
 		byKey[r.key()] = r
 		limiting = limiting || !r.Off
+		if r.Name != "" {
+			named[r.Door] = true
+		}
 	}
 	l.mu.Lock()
 	l.rules = append([]Rule(nil), rules...)
 	l.byKey = byKey
+	l.named = named
+	l.anyNamed.Store(len(named) > 0)
 	l.buckets = map[ruleKey]*bucket{}
 	l.mu.Unlock()
 	l.any.Store(limiting)
+}
+
+// Names reports whether a rule names one queue or topic of door (or a
+// subtree, for ScopePath): only then is the name of a request worth
+// finding for AdmitOn.
+func (l *Limiter) Names(door string) bool {
+	if l == nil || !l.anyNamed.Load() {
+		return false
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.named[door]
 }
 
 // Rules returns the rules held.
@@ -128,8 +158,18 @@ func (l *Limiter) Rules() []Rule {
 // Admit takes one request of account through door, and bytes bytes of it
 // (0 for an action that carries no payload), or refuses it with a
 // *herald.Error of code EThrottled and the time after which a retry would
-// be admitted. A refused request takes nothing from either bucket.
+// be admitted. A refused request takes nothing from either bucket. With a
+// Shared store (SetShared), the request is taken from the cluster's
+// buckets too, after this node's.
 func (l *Limiter) Admit(account, door string, bytes int) error {
+	return l.AdmitOn(account, door, "", bytes)
+}
+
+// AdmitOn admits, as Admit does, a request that names one queue (door
+// sqs) or topic (sns): when a rule names it ("sqs:NAME", the account's
+// else every account's), the request is taken from buckets of its own,
+// by that rule, instead of the account's buckets of the door.
+func (l *Limiter) AdmitOn(account, door, name string, bytes int) error {
 	if l == nil {
 		return nil
 	}
@@ -137,37 +177,28 @@ func (l *Limiter) Admit(account, door string, bytes int) error {
 	if !l.any.Load() {
 		return nil
 	}
+	var buf [2]take
+	takes := buf[:0]
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	now := l.now()
-	req, reqRule := l.bucketLocked(account, door, false)
-	var byt *bucket
-	var bytRule Rule
+	if !l.named[door] {
+		name = ""
+	}
+	if b, rule, k := l.bucketLocked(account, door, name, false); b != nil {
+		takes = append(takes, take{b: b, rule: rule, key: k, n: 1})
+	}
 	if bytes > 0 {
-		byt, bytRule = l.bucketLocked(account, door, true)
-	}
-	var r *rate.Reservation
-	if req != nil {
-		r = req.lim.ReserveN(now, 1)
-		if d := r.DelayFrom(now); d > 0 {
-			r.CancelAt(now)
-			l.countThrottled(door)
-			return throttled(account, reqRule, d)
+		if b, rule, k := l.bucketLocked(account, door, name, true); b != nil {
+			// A payload larger than the burst takes it all.
+			takes = append(takes, take{b: b, rule: rule, key: k, n: min(bytes, b.lim.Burst())})
 		}
 	}
-	if byt != nil {
-		n := min(bytes, byt.lim.Burst()) // a payload larger than the burst takes it all
-		if d := byt.lim.ReserveN(now, n); d.DelayFrom(now) > 0 {
-			wait := d.DelayFrom(now)
-			d.CancelAt(now)
-			if r != nil {
-				r.CancelAt(now)
-			}
-			l.countThrottled(door)
-			return throttled(account, bytRule, wait)
-		}
+	err := l.takeLocked(now, account, takes)
+	l.mu.Unlock()
+	if err != nil {
+		return err
 	}
-	return nil
+	return l.takeShared(now, account, takes)
 }
 
 // Quota returns the quota name of account (QuotaQueues, ...): its own
@@ -178,10 +209,7 @@ func (l *Limiter) Quota(account, name string) (n int, ok bool) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	rule, found := l.byKey[ruleKey{account, name, false}]
-	if !found {
-		rule, found = l.byKey[ruleKey{"", name, false}]
-	}
+	rule, found := l.ruleLocked(account, name, "", false)
 	if !found || rule.Off {
 		return 0, false
 	}
@@ -198,11 +226,15 @@ func (l *Limiter) Exhausted(account, door string) bool {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	b := l.buckets[ruleKey{account, door, false}]
+	if l.named[door] {
+		return false // the request may name a queue or topic of its own rule
+	}
+	b := l.buckets[ruleKey{account: account, door: door}]
 	if b == nil || b.rule != l.byKey[b.rule.key()] {
 		return false
 	}
-	if b.lim.TokensAt(l.now()) >= 1 {
+	now := l.now()
+	if now.After(b.sharedUntil) && b.lim.TokensAt(now) >= 1 {
 		return false
 	}
 	l.countThrottled(door)
@@ -226,52 +258,134 @@ func (l *Limiter) Wrote(paths []string) {
 }
 
 // AdmitPaths takes one write to each of paths, written by account, from
-// the rule "path" (ScopePath): each path has a bucket of its own. It
+// the rule of the path's deepest subtree that one names ("path:news.live"),
+// else the rule "path" (ScopePath): each path has a bucket of its own. It
 // refuses the write, taking nothing, when any path is over its rate.
 func (l *Limiter) AdmitPaths(account string, paths []string) error {
 	if l == nil || !l.any.Load() {
 		return nil
 	}
+	takes := make([]take, 0, len(paths))
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	now := l.now()
-	var taken []*rate.Reservation
 	for _, p := range paths {
-		b, rule := l.bucketOfLocked(account, ScopePath, false, ruleKey{account, ScopePath + "\x00" + p, false})
-		if b == nil {
-			return nil // no rule: none of the paths is limited
+		rule, ok := l.pathRuleLocked(account, p)
+		if !ok {
+			continue
 		}
-		r := b.lim.ReserveN(now, 1)
-		if d := r.DelayFrom(now); d > 0 {
-			r.CancelAt(now)
-			for _, t := range taken {
-				t.CancelAt(now)
+		k := ruleKey{account: account, door: ScopePath, name: p}
+		if b := l.bucketForLocked(rule, k); b != nil {
+			takes = append(takes, take{b: b, rule: rule, key: k, n: 1, path: p})
+		}
+	}
+	err := l.takeLocked(now, account, takes)
+	l.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	return l.takeShared(now, account, takes)
+}
+
+// pathRuleLocked returns the rule of path p: that of its deepest subtree
+// a rule names, else the rule "path".
+func (l *Limiter) pathRuleLocked(account, p string) (Rule, bool) {
+	if l.named[ScopePath] {
+		for sub := p; sub != ""; {
+			if r, ok := l.ruleLocked(account, ScopePath, sub, false); ok {
+				return r, true
 			}
-			l.countThrottled(ScopePath)
-			return throttledPath(account, p, rule, d)
+			i := strings.LastIndexByte(sub, '.')
+			if i < 0 {
+				break
+			}
+			sub = sub[:i]
 		}
-		taken = append(taken, r)
+	}
+	return l.ruleLocked(account, ScopePath, "", false)
+}
+
+// take is what one action takes from one bucket.
+type take struct {
+	b    *bucket
+	rule Rule
+	key  ruleKey // the bucket's, which names its shared twin too
+	n    int
+	path string // for a path's bucket: the path, for the refusal
+	res  *rate.Reservation
+}
+
+// refusal is the throttling answer when t's bucket holds too little.
+func (t *take) refusal(account string, retry time.Duration) error {
+	if t.path != "" {
+		return throttledPath(account, t.path, t.rule, retry)
+	}
+	return throttled(account, t.rule, retry)
+}
+
+// takeLocked takes every one of takes from this node's buckets, or none:
+// it refuses when one holds too little, or when the shared store refused
+// it until later (bucket.sharedUntil).
+func (l *Limiter) takeLocked(now time.Time, account string, takes []take) error {
+	for i := range takes {
+		t := &takes[i]
+		d := t.b.sharedUntil.Sub(now)
+		if d <= 0 {
+			t.res = t.b.lim.ReserveN(now, t.n)
+			if d = t.res.DelayFrom(now); d > 0 {
+				t.res.CancelAt(now)
+			}
+		}
+		if d > 0 {
+			cancelAll(now, takes[:i])
+			l.countThrottled(t.rule.Door)
+			return t.refusal(account, d)
+		}
 	}
 	return nil
 }
 
-// bucketLocked returns the bucket limiting account's door and kind, and the
-// rule it follows, or nil when no rule does.
-func (l *Limiter) bucketLocked(account, door string, bytes bool) (*bucket, Rule) {
-	return l.bucketOfLocked(account, door, bytes, ruleKey{account, door, bytes})
-}
-
-// bucketOfLocked returns the bucket kept under k for the rule of account's
-// door and kind, or nil when no rule applies.
-func (l *Limiter) bucketOfLocked(account, door string, bytes bool, k ruleKey) (*bucket, Rule) {
-	rule, ok := l.byKey[ruleKey{account, door, bytes}]
-	if !ok {
-		if rule, ok = l.byKey[ruleKey{"", door, bytes}]; !ok {
-			return nil, Rule{}
+func cancelAll(now time.Time, takes []take) {
+	for _, t := range takes {
+		if t.res != nil {
+			t.res.CancelAt(now)
 		}
 	}
+}
+
+// bucketLocked returns the bucket limiting account's requests (or bytes)
+// at door that name name (a queue or topic; "" for none), the rule it
+// follows and its key, or nil when no rule does: a rule naming name, else
+// the door's.
+func (l *Limiter) bucketLocked(account, door, name string, bytes bool) (*bucket, Rule, ruleKey) {
+	if name != "" {
+		if rule, ok := l.ruleLocked(account, door, name, bytes); ok {
+			k := ruleKey{account: account, door: door, name: name, bytes: bytes}
+			return l.bucketForLocked(rule, k), rule, k
+		}
+	}
+	rule, ok := l.ruleLocked(account, door, "", bytes)
+	if !ok {
+		return nil, Rule{}, ruleKey{}
+	}
+	k := ruleKey{account: account, door: door, bytes: bytes}
+	return l.bucketForLocked(rule, k), rule, k
+}
+
+// ruleLocked returns the rule of account for door, name and kind: its
+// own, else every account's.
+func (l *Limiter) ruleLocked(account, door, name string, bytes bool) (Rule, bool) {
+	if r, ok := l.byKey[ruleKey{account: account, door: door, name: name, bytes: bytes}]; ok {
+		return r, true
+	}
+	r, ok := l.byKey[ruleKey{door: door, name: name, bytes: bytes}]
+	return r, ok
+}
+
+// bucketForLocked returns the bucket kept under k for rule, made when
+// missing or made by another rule; nil for a rule that is off.
+func (l *Limiter) bucketForLocked(rule Rule, k ruleKey) *bucket {
 	if rule.Off {
-		return nil, Rule{}
+		return nil
 	}
 	b := l.buckets[k]
 	if b == nil || b.rule != rule {
@@ -281,7 +395,7 @@ func (l *Limiter) bucketOfLocked(account, door string, bytes bool, k ruleKey) (*
 		b = &bucket{lim: rate.NewLimiter(rate.Limit(rule.PerSecond), rule.burst()), rule: rule}
 		l.buckets[k] = b
 	}
-	return b, rule
+	return b
 }
 
 // evictLocked drops the full buckets, and if none is full, a tenth of all.

@@ -218,3 +218,59 @@ func TestQuotasAndHoldings(t *testing.T) {
 		t.Error("a double release freed two places")
 	}
 }
+
+func TestNamedRulesOverrideTheDoorsForTheirQueueOrTopic(t *testing.T) {
+	l, _ := newAt(t, "sqs=2/s:2", "sqs:orders=5/s:5", "big/sqs:orders=off", "sns:alerts=1/s:1")
+	count := func(account, door, name string, n int) (ok int) {
+		for range n {
+			if l.AdmitOn(account, door, name, 0) == nil {
+				ok++
+			}
+		}
+		return ok
+	}
+	if got := count("a", DoorSQS, "orders", 20); got != 5 {
+		t.Errorf("queue orders: %d admitted at once, want its own 5", got)
+	}
+	if got := count("a", DoorSQS, "other", 20); got != 2 {
+		t.Errorf("queue other: %d admitted, want the account's 2 (orders took none of them)", got)
+	}
+	if got := count("a", DoorSQS, "", 20); got != 0 {
+		t.Errorf("a request naming no queue after other's: %d admitted, want 0 (one bucket for the door)", got)
+	}
+	if got := count("b", DoorSQS, "orders", 20); got != 5 {
+		t.Errorf("account b's queue orders: %d admitted, want 5 (buckets are per account)", got)
+	}
+	if got := count("big", DoorSQS, "orders", 50); got != 50 {
+		t.Errorf("account big's own rule lifts orders' limit: %d of 50 admitted", got)
+	}
+	if got := count("a", DoorSNS, "alerts", 5); got != 1 {
+		t.Errorf("topic alerts: %d admitted, want 1", got)
+	}
+	if got := count("a", DoorSNS, "news", 5); got != 5 {
+		t.Errorf("topic news, no rule at sns: %d of 5 admitted", got)
+	}
+	if l.Exhausted("a", DoorSQS) {
+		t.Error("Exhausted at a door with named rules: the request may be for a queue of its own rule")
+	}
+}
+
+func TestNamedPathRulesTakeTheDeepestSubtree(t *testing.T) {
+	l, _ := newAt(t, "path=1/s:1", "path:news=3/s:3", "path:news.live=10/s:10")
+	count := func(p string, n int) (ok int) {
+		for range n {
+			if l.AdmitPaths("a", []string{p}) == nil {
+				ok++
+			}
+		}
+		return ok
+	}
+	for _, tc := range []struct {
+		path string
+		want int
+	}{{"weather.today", 1}, {"news", 3}, {"news.sport", 3}, {"news.live", 10}, {"news.live.match.1", 10}, {"newsy", 1}} {
+		if got := count(tc.path, 30); got != tc.want {
+			t.Errorf("path %s: %d admitted at once, want %d", tc.path, got, tc.want)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/heraldmq/herald"
+	"github.com/heraldmq/herald/paths"
 )
 
 // Doors: the ways into Herald a rule can limit.
@@ -55,7 +56,11 @@ const (
 type Rule struct {
 	Account string
 	Door    string
-	Bytes   bool
+	// Name, when set, makes the rule one queue's (Door sqs), one topic's
+	// (sns) or one subtree of paths' (path): it overrides the account's
+	// rule of that door for the requests that name it (Limiter.AdmitOn).
+	Name  string
+	Bytes bool
 	// PerSecond is the sustained rate; 0 with Off means no limit (a rule
 	// for one account lifting the default for it).
 	PerSecond float64
@@ -69,14 +74,21 @@ type Rule struct {
 	Off   bool
 }
 
-// ParseRule reads "[ACCOUNT/]DOOR[.bytes]=RATE/s[:BURST]" or
-// "[ACCOUNT/]DOOR[.bytes]=off". RATE is a number, for bytes with an
-// optional unit (KiB, MiB, GiB, KB, MB, GB).
+// Doors whose rules may name one queue, topic or subtree of paths
+// ("sqs:orders=50/s", "sns:alerts=10/s", "path:news.live=5/s").
+var namedScopes = []string{DoorSQS, DoorSNS, ScopePath}
+
+const maxNameLen = 256
+
+// ParseRule reads "[ACCOUNT/]DOOR[.bytes][:NAME]=RATE/s[:BURST]" or
+// "...=off". RATE is a number, for bytes with an optional unit (KiB, MiB,
+// GiB, KB, MB, GB). NAME, for the doors sqs and sns and the scope path, is
+// a queue's, a topic's or a subtree's.
 func ParseRule(s string) (Rule, error) {
 	var r Rule
 	key, value, ok := strings.Cut(strings.TrimSpace(s), "=")
 	if !ok {
-		return r, fmt.Errorf("limit %q: want [ACCOUNT/]DOOR[.bytes]=RATE/s[:BURST] or ...=off", clip(s))
+		return r, fmt.Errorf("limit %q: want [ACCOUNT/]DOOR[.bytes][:NAME]=RATE/s[:BURST] or ...=off", clip(s))
 	}
 	key, value = strings.TrimSpace(key), strings.TrimSpace(value)
 	if account, door, ok := strings.Cut(key, "/"); ok {
@@ -84,6 +96,12 @@ func ParseRule(s string) (Rule, error) {
 			return r, fmt.Errorf("limit %q: account %q is not an account id", clip(s), part(account))
 		}
 		r.Account, key = account, door
+	}
+	if head, name, ok := strings.Cut(key, ":"); ok {
+		if err := r.setName(head, name); err != nil {
+			return r, fmt.Errorf("limit %q: %w", clip(s), err)
+		}
+		key = head
 	}
 	if door, kind, ok := strings.Cut(key, "."); ok {
 		if kind != "bytes" {
@@ -93,6 +111,9 @@ func ParseRule(s string) (Rule, error) {
 	}
 	if slices.Contains(Quotas, key) {
 		r.Door = key
+		if r.Name != "" {
+			return r, fmt.Errorf("limit %q: a quota is the account's, not one resource's", clip(s))
+		}
 		if r.Bytes {
 			return r, fmt.Errorf("limit %q: a quota counts %s, not bytes", clip(s), key)
 		}
@@ -114,6 +135,9 @@ func ParseRule(s string) (Rule, error) {
 		return r, fmt.Errorf("limit %q: a path's limit counts writes, not bytes", clip(s))
 	}
 	r.Door = key
+	if r.Name != "" && !slices.Contains(namedScopes, key) {
+		return r, fmt.Errorf("limit %q: only a rule of %s may name one queue, topic or subtree", clip(s), strings.Join(namedScopes, ", "))
+	}
 	if value == "off" {
 		r.Off = true
 		return r, nil
@@ -166,6 +190,9 @@ func (r Rule) String() string {
 	if r.Bytes {
 		b.WriteString(".bytes")
 	}
+	if r.Name != "" {
+		b.WriteString(":" + r.Name)
+	}
 	b.WriteString("=")
 	if r.Off {
 		b.WriteString("off")
@@ -197,12 +224,29 @@ func (r Rule) burst() int {
 }
 
 // ruleKey names what a rule limits.
+// ruleKey names what a rule limits, and a bucket (whose name is then the
+// queue, topic or path it counts).
 type ruleKey struct {
-	account, door string
-	bytes         bool
+	account, door, name string
+	bytes               bool
 }
 
-func (r Rule) key() ruleKey { return ruleKey{r.Account, r.Door, r.Bytes} }
+func (r Rule) key() ruleKey { return ruleKey{account: r.Account, door: r.Door, name: r.Name, bytes: r.Bytes} }
+
+// setName checks name, the part after ":" of a rule's key.
+func (r *Rule) setName(head, name string) error {
+	if name == "" || len(name) > maxNameLen || strings.ContainsFunc(name, func(c rune) bool { return c <= ' ' || c == 0x7f || c == '=' || c == '/' || c == ':' }) {
+		return fmt.Errorf("%q is not a queue, topic or path name (1 to %d characters, no spaces, \"=\", \"/\" or \":\")", part(name), maxNameLen)
+	}
+	door, _, _ := strings.Cut(head, ".")
+	if door == ScopePath {
+		if err := paths.Validate(name); err != nil {
+			return fmt.Errorf("%q is not a path: %v", part(name), err)
+		}
+	}
+	r.Name = name
+	return nil
+}
 
 // parseAmount reads a number with, for bytes, an optional unit.
 func parseAmount(s string, bytes bool) (float64, error) {

@@ -36,6 +36,16 @@ func TestParseRule(t *testing.T) {
 		{in: "sqs=1/s:1.5", err: "burst"},
 		{in: "/sqs=1/s", err: "not an account id"},
 		{in: "a b/sqs=1/s", err: "not an account id"},
+		{in: "sqs:orders=50/s", want: Rule{Door: "sqs", Name: "orders", PerSecond: 50}},
+		{in: "a/sqs.bytes:orders.fifo=1MiB/s", want: Rule{Account: "a", Door: "sqs", Name: "orders.fifo", Bytes: true, PerSecond: 1 << 20}},
+		{in: "sns:alerts=off", want: Rule{Door: "sns", Name: "alerts", Off: true}},
+		{in: "path:news.live=5/s", want: Rule{Door: "path", Name: "news.live", PerSecond: 5}},
+		{in: "path:news..live=5/s", err: "not a path"},
+		{in: "cache:x=1/s", err: "only a rule of sqs, sns, path"},
+		{in: "queues:x=1", err: "not one resource's"},
+		{in: "sqs:=1/s", err: "not a queue, topic or path name"},
+		{in: "sqs:a b=1/s", err: "not a queue, topic or path name"},
+		{in: "sqs:" + strings.Repeat("q", 257) + "=1/s", err: "not a queue, topic or path name"},
 	} {
 		got, err := ParseRule(tc.in)
 		if tc.err != "" {

@@ -58,11 +58,14 @@ var (
 		"Requests refused for being over an account's rate limit, by door (path: writes refused for their path's limit).", []string{"door"}, nil)
 	refusedDesc = prometheus.NewDesc("herald_admission_refused_total",
 		"Requests refused by admission control on a saturated node, from accounts over their share (--max-in-flight).", nil, nil)
+	sharedErrorsDesc = prometheus.NewDesc("herald_limits_shared_errors_total",
+		"Limited requests this node admitted on its own buckets alone because the cluster's (Redis) did not answer.", nil, nil)
 )
 
 func (c *throttled) Describe(ch chan<- *prometheus.Desc) {
 	ch <- throttledDesc
 	ch <- refusedDesc
+	ch <- sharedErrorsDesc
 }
 
 func (c *throttled) Collect(ch chan<- prometheus.Metric) {
@@ -74,4 +77,5 @@ func (c *throttled) Collect(ch chan<- prometheus.Metric) {
 		refused += n
 	}
 	ch <- prometheus.MustNewConstMetric(refusedDesc, prometheus.CounterValue, float64(refused))
+	ch <- prometheus.MustNewConstMetric(sharedErrorsDesc, prometheus.CounterValue, float64(c.l.SharedErrors()))
 }

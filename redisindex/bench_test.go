@@ -46,3 +46,18 @@ func BenchmarkAddReceiveRemove(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkLimitsTake measures one take from a shared bucket of a rate
+// limit (one script, one round trip): what each admitted request of a
+// limited account costs on Cassandra, against BenchmarkAddReceiveRemove's
+// three round trips.
+func BenchmarkLimitsTake(b *testing.B) {
+	c := newClient(b)
+	l := NewLimits(c, Options{Prefix: freshPrefix(b, c)})
+	ctx := context.Background()
+	for b.Loop() {
+		if _, err := l.Take(ctx, "sqs/bench", 1e9, 1e9, 1); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

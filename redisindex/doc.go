@@ -65,4 +65,8 @@
 // scripts and publishes of concurrent callers share one write and one
 // read through go-redis's automatic pipeline (pipeline.go); each caller
 // still waits only until its own context ends.
+//
+// Limits (limits.go) keeps the buckets of the rate limits that every node
+// shares (limits.Shared), under "rate:" + Prefix + "limit:"; unlike the
+// index, they take their time from Redis, so that all nodes count alike.
 package redisindex

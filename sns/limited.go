@@ -38,9 +38,10 @@ type limited struct {
 
 var _ FullAPI = (*limited)(nil)
 
-// admit takes one request and bytes bytes of c's account.
-func (l *limited) admit(c Caller, bytes int) error {
-	if err := l.lim.Admit(c.Account, limits.DoorSNS, bytes); err != nil {
+// admit takes one request and bytes bytes of c's account, on topic
+// (limits.AdmitOn: a rule "sns:NAME" of the topic named, if any).
+func (l *limited) admit(c Caller, topic string, bytes int) error {
+	if err := l.lim.AdmitOn(c.Account, limits.DoorSNS, topic, bytes); err != nil {
 		return throttledError(err)
 	}
 	return nil
@@ -56,12 +57,21 @@ func throttledError(err error) error {
 // begin admits one request of c's account as admit does, then enters it
 // into the node's admission control (limits.Admission): leave must be
 // called when it is done.
-func (l *limited) begin(c Caller, bytes int) (leave func(), err error) {
-	leave, err = l.lim.Begin(c.Account, limits.DoorSNS, bytes)
+func (l *limited) begin(c Caller, topic string, bytes int) (leave func(), err error) {
+	leave, err = l.lim.Begin(c.Account, limits.DoorSNS, topic, bytes)
 	if err != nil {
 		return nil, throttledError(err)
 	}
 	return leave, nil
+}
+
+// on returns the name of the topic an ARN names, for a rule of that
+// topic ("sns:NAME"); "" while no rule names a topic.
+func (l *limited) on(topicARN string) string {
+	if !l.lim.Names(limits.DoorSNS) {
+		return ""
+	}
+	return topicARN[strings.LastIndexByte(topicARN, ':')+1:]
 }
 
 // checkTopicQuota refuses with TopicLimitExceeded a CreateTopic of a new
@@ -110,7 +120,7 @@ func batchSize(entries []PublishBatchEntry) int {
 }
 
 func (l *limited) CreateTopic(ctx context.Context, c Caller, in CreateTopicInput) (topicARN string, err error) {
-	leave, err := l.begin(c, 0)
+	leave, err := l.begin(c, in.Name, 0)
 	if err != nil {
 		return "", err
 	}
@@ -122,7 +132,7 @@ func (l *limited) CreateTopic(ctx context.Context, c Caller, in CreateTopicInput
 }
 
 func (l *limited) DeleteTopic(ctx context.Context, c Caller, topicARN string) error {
-	leave, err := l.begin(c, 0)
+	leave, err := l.begin(c, l.on(topicARN), 0)
 	if err != nil {
 		return err
 	}
@@ -131,7 +141,7 @@ func (l *limited) DeleteTopic(ctx context.Context, c Caller, topicARN string) er
 }
 
 func (l *limited) ListTopics(ctx context.Context, c Caller, nextToken string) (ListTopicsOutput, error) {
-	leave, err := l.begin(c, 0)
+	leave, err := l.begin(c, "", 0)
 	if err != nil {
 		return ListTopicsOutput{}, err
 	}
@@ -140,7 +150,7 @@ func (l *limited) ListTopics(ctx context.Context, c Caller, nextToken string) (L
 }
 
 func (l *limited) GetTopicAttributes(ctx context.Context, c Caller, topicARN string) (map[string]string, error) {
-	leave, err := l.begin(c, 0)
+	leave, err := l.begin(c, l.on(topicARN), 0)
 	if err != nil {
 		return nil, err
 	}
@@ -149,7 +159,7 @@ func (l *limited) GetTopicAttributes(ctx context.Context, c Caller, topicARN str
 }
 
 func (l *limited) SetTopicAttributes(ctx context.Context, c Caller, in SetTopicAttributesInput) error {
-	leave, err := l.begin(c, 0)
+	leave, err := l.begin(c, l.on(in.TopicARN), 0)
 	if err != nil {
 		return err
 	}
@@ -158,7 +168,7 @@ func (l *limited) SetTopicAttributes(ctx context.Context, c Caller, in SetTopicA
 }
 
 func (l *limited) Subscribe(ctx context.Context, c Caller, in SubscribeInput) (subscriptionARN string, err error) {
-	leave, err := l.begin(c, 0)
+	leave, err := l.begin(c, l.on(in.TopicARN), 0)
 	if err != nil {
 		return "", err
 	}
@@ -167,7 +177,7 @@ func (l *limited) Subscribe(ctx context.Context, c Caller, in SubscribeInput) (s
 }
 
 func (l *limited) ConfirmSubscription(ctx context.Context, c Caller, in ConfirmSubscriptionInput) (subscriptionARN string, err error) {
-	leave, err := l.begin(c, 0)
+	leave, err := l.begin(c, "", 0)
 	if err != nil {
 		return "", err
 	}
@@ -176,7 +186,7 @@ func (l *limited) ConfirmSubscription(ctx context.Context, c Caller, in ConfirmS
 }
 
 func (l *limited) Unsubscribe(ctx context.Context, c Caller, subscriptionARN string) error {
-	leave, err := l.begin(c, 0)
+	leave, err := l.begin(c, "", 0)
 	if err != nil {
 		return err
 	}
@@ -185,7 +195,7 @@ func (l *limited) Unsubscribe(ctx context.Context, c Caller, subscriptionARN str
 }
 
 func (l *limited) ListSubscriptions(ctx context.Context, c Caller, nextToken string) (ListSubscriptionsOutput, error) {
-	leave, err := l.begin(c, 0)
+	leave, err := l.begin(c, "", 0)
 	if err != nil {
 		return ListSubscriptionsOutput{}, err
 	}
@@ -194,7 +204,7 @@ func (l *limited) ListSubscriptions(ctx context.Context, c Caller, nextToken str
 }
 
 func (l *limited) ListSubscriptionsByTopic(ctx context.Context, c Caller, topicARN, nextToken string) (ListSubscriptionsOutput, error) {
-	leave, err := l.begin(c, 0)
+	leave, err := l.begin(c, l.on(topicARN), 0)
 	if err != nil {
 		return ListSubscriptionsOutput{}, err
 	}
@@ -203,7 +213,7 @@ func (l *limited) ListSubscriptionsByTopic(ctx context.Context, c Caller, topicA
 }
 
 func (l *limited) GetSubscriptionAttributes(ctx context.Context, c Caller, subscriptionARN string) (map[string]string, error) {
-	leave, err := l.begin(c, 0)
+	leave, err := l.begin(c, "", 0)
 	if err != nil {
 		return nil, err
 	}
@@ -212,7 +222,7 @@ func (l *limited) GetSubscriptionAttributes(ctx context.Context, c Caller, subsc
 }
 
 func (l *limited) SetSubscriptionAttributes(ctx context.Context, c Caller, in SetSubscriptionAttributesInput) error {
-	leave, err := l.begin(c, 0)
+	leave, err := l.begin(c, "", 0)
 	if err != nil {
 		return err
 	}
@@ -221,7 +231,7 @@ func (l *limited) SetSubscriptionAttributes(ctx context.Context, c Caller, in Se
 }
 
 func (l *limited) Publish(ctx context.Context, c Caller, in PublishInput) (PublishOutput, error) {
-	leave, err := l.begin(c, messageSize(in.Message, in.MessageAttributes))
+	leave, err := l.begin(c, l.on(in.TopicARN), messageSize(in.Message, in.MessageAttributes))
 	if err != nil {
 		return PublishOutput{}, err
 	}
@@ -230,7 +240,7 @@ func (l *limited) Publish(ctx context.Context, c Caller, in PublishInput) (Publi
 }
 
 func (l *limited) PublishBatch(ctx context.Context, c Caller, in PublishBatchInput) (PublishBatchOutput, error) {
-	leave, err := l.begin(c, batchSize(in.Entries))
+	leave, err := l.begin(c, l.on(in.TopicARN), batchSize(in.Entries))
 	if err != nil {
 		return PublishBatchOutput{}, err
 	}
@@ -239,7 +249,7 @@ func (l *limited) PublishBatch(ctx context.Context, c Caller, in PublishBatchInp
 }
 
 func (l *limited) TagResource(ctx context.Context, c Caller, in TagResourceInput) error {
-	leave, err := l.begin(c, 0)
+	leave, err := l.begin(c, "", 0)
 	if err != nil {
 		return err
 	}
@@ -248,7 +258,7 @@ func (l *limited) TagResource(ctx context.Context, c Caller, in TagResourceInput
 }
 
 func (l *limited) UntagResource(ctx context.Context, c Caller, in UntagResourceInput) error {
-	leave, err := l.begin(c, 0)
+	leave, err := l.begin(c, "", 0)
 	if err != nil {
 		return err
 	}
@@ -257,7 +267,7 @@ func (l *limited) UntagResource(ctx context.Context, c Caller, in UntagResourceI
 }
 
 func (l *limited) ListTagsForResource(ctx context.Context, c Caller, resourceARN string) (map[string]string, error) {
-	leave, err := l.begin(c, 0)
+	leave, err := l.begin(c, "", 0)
 	if err != nil {
 		return nil, err
 	}
@@ -266,7 +276,7 @@ func (l *limited) ListTagsForResource(ctx context.Context, c Caller, resourceARN
 }
 
 func (l *limited) AddPermission(ctx context.Context, c Caller, in AddPermissionInput) error {
-	leave, err := l.begin(c, 0)
+	leave, err := l.begin(c, l.on(in.TopicARN), 0)
 	if err != nil {
 		return err
 	}
@@ -275,7 +285,7 @@ func (l *limited) AddPermission(ctx context.Context, c Caller, in AddPermissionI
 }
 
 func (l *limited) RemovePermission(ctx context.Context, c Caller, in RemovePermissionInput) error {
-	leave, err := l.begin(c, 0)
+	leave, err := l.begin(c, l.on(in.TopicARN), 0)
 	if err != nil {
 		return err
 	}
@@ -284,7 +294,7 @@ func (l *limited) RemovePermission(ctx context.Context, c Caller, in RemovePermi
 }
 
 func (l *limited) GetDataProtectionPolicy(ctx context.Context, c Caller, resourceARN string) (string, error) {
-	leave, err := l.begin(c, 0)
+	leave, err := l.begin(c, "", 0)
 	if err != nil {
 		return "", err
 	}
@@ -293,7 +303,7 @@ func (l *limited) GetDataProtectionPolicy(ctx context.Context, c Caller, resourc
 }
 
 func (l *limited) PutDataProtectionPolicy(ctx context.Context, c Caller, in PutDataProtectionPolicyInput) error {
-	leave, err := l.begin(c, 0)
+	leave, err := l.begin(c, "", 0)
 	if err != nil {
 		return err
 	}
@@ -302,7 +312,7 @@ func (l *limited) PutDataProtectionPolicy(ctx context.Context, c Caller, in PutD
 }
 
 func (l *limited) CreatePlatformApplication(ctx context.Context, c Caller, in CreatePlatformApplicationInput) (arn string, err error) {
-	leave, err := l.begin(c, 0)
+	leave, err := l.begin(c, "", 0)
 	if err != nil {
 		return "", err
 	}
@@ -311,7 +321,7 @@ func (l *limited) CreatePlatformApplication(ctx context.Context, c Caller, in Cr
 }
 
 func (l *limited) GetPlatformApplicationAttributes(ctx context.Context, c Caller, arn string) (map[string]string, error) {
-	leave, err := l.begin(c, 0)
+	leave, err := l.begin(c, "", 0)
 	if err != nil {
 		return nil, err
 	}
@@ -320,7 +330,7 @@ func (l *limited) GetPlatformApplicationAttributes(ctx context.Context, c Caller
 }
 
 func (l *limited) SetPlatformApplicationAttributes(ctx context.Context, c Caller, in SetPlatformApplicationAttributesInput) error {
-	leave, err := l.begin(c, 0)
+	leave, err := l.begin(c, "", 0)
 	if err != nil {
 		return err
 	}
@@ -329,7 +339,7 @@ func (l *limited) SetPlatformApplicationAttributes(ctx context.Context, c Caller
 }
 
 func (l *limited) DeletePlatformApplication(ctx context.Context, c Caller, arn string) error {
-	leave, err := l.begin(c, 0)
+	leave, err := l.begin(c, "", 0)
 	if err != nil {
 		return err
 	}
@@ -338,7 +348,7 @@ func (l *limited) DeletePlatformApplication(ctx context.Context, c Caller, arn s
 }
 
 func (l *limited) ListPlatformApplications(ctx context.Context, c Caller, nextToken string) (ListPlatformApplicationsOutput, error) {
-	leave, err := l.begin(c, 0)
+	leave, err := l.begin(c, "", 0)
 	if err != nil {
 		return ListPlatformApplicationsOutput{}, err
 	}
@@ -347,7 +357,7 @@ func (l *limited) ListPlatformApplications(ctx context.Context, c Caller, nextTo
 }
 
 func (l *limited) CreatePlatformEndpoint(ctx context.Context, c Caller, in CreatePlatformEndpointInput) (arn string, err error) {
-	leave, err := l.begin(c, 0)
+	leave, err := l.begin(c, "", 0)
 	if err != nil {
 		return "", err
 	}
@@ -356,7 +366,7 @@ func (l *limited) CreatePlatformEndpoint(ctx context.Context, c Caller, in Creat
 }
 
 func (l *limited) GetEndpointAttributes(ctx context.Context, c Caller, arn string) (map[string]string, error) {
-	leave, err := l.begin(c, 0)
+	leave, err := l.begin(c, "", 0)
 	if err != nil {
 		return nil, err
 	}
@@ -365,7 +375,7 @@ func (l *limited) GetEndpointAttributes(ctx context.Context, c Caller, arn strin
 }
 
 func (l *limited) SetEndpointAttributes(ctx context.Context, c Caller, in SetEndpointAttributesInput) error {
-	leave, err := l.begin(c, 0)
+	leave, err := l.begin(c, "", 0)
 	if err != nil {
 		return err
 	}
@@ -374,7 +384,7 @@ func (l *limited) SetEndpointAttributes(ctx context.Context, c Caller, in SetEnd
 }
 
 func (l *limited) DeleteEndpoint(ctx context.Context, c Caller, arn string) error {
-	leave, err := l.begin(c, 0)
+	leave, err := l.begin(c, "", 0)
 	if err != nil {
 		return err
 	}
@@ -383,7 +393,7 @@ func (l *limited) DeleteEndpoint(ctx context.Context, c Caller, arn string) erro
 }
 
 func (l *limited) ListEndpointsByPlatformApplication(ctx context.Context, c Caller, in ListEndpointsByPlatformApplicationInput) (ListEndpointsByPlatformApplicationOutput, error) {
-	leave, err := l.begin(c, 0)
+	leave, err := l.begin(c, "", 0)
 	if err != nil {
 		return ListEndpointsByPlatformApplicationOutput{}, err
 	}
@@ -392,7 +402,7 @@ func (l *limited) ListEndpointsByPlatformApplication(ctx context.Context, c Call
 }
 
 func (l *limited) SetSMSAttributes(ctx context.Context, c Caller, attributes map[string]string) error {
-	leave, err := l.begin(c, 0)
+	leave, err := l.begin(c, "", 0)
 	if err != nil {
 		return err
 	}
@@ -401,7 +411,7 @@ func (l *limited) SetSMSAttributes(ctx context.Context, c Caller, attributes map
 }
 
 func (l *limited) GetSMSAttributes(ctx context.Context, c Caller, names []string) (map[string]string, error) {
-	leave, err := l.begin(c, 0)
+	leave, err := l.begin(c, "", 0)
 	if err != nil {
 		return nil, err
 	}
@@ -410,7 +420,7 @@ func (l *limited) GetSMSAttributes(ctx context.Context, c Caller, names []string
 }
 
 func (l *limited) CheckIfPhoneNumberIsOptedOut(ctx context.Context, c Caller, phoneNumber string) (bool, error) {
-	leave, err := l.begin(c, 0)
+	leave, err := l.begin(c, "", 0)
 	if err != nil {
 		return false, err
 	}
@@ -419,7 +429,7 @@ func (l *limited) CheckIfPhoneNumberIsOptedOut(ctx context.Context, c Caller, ph
 }
 
 func (l *limited) ListPhoneNumbersOptedOut(ctx context.Context, c Caller, nextToken string) (ListPhoneNumbersOptedOutOutput, error) {
-	leave, err := l.begin(c, 0)
+	leave, err := l.begin(c, "", 0)
 	if err != nil {
 		return ListPhoneNumbersOptedOutOutput{}, err
 	}
@@ -428,7 +438,7 @@ func (l *limited) ListPhoneNumbersOptedOut(ctx context.Context, c Caller, nextTo
 }
 
 func (l *limited) OptInPhoneNumber(ctx context.Context, c Caller, phoneNumber string) error {
-	leave, err := l.begin(c, 0)
+	leave, err := l.begin(c, "", 0)
 	if err != nil {
 		return err
 	}
@@ -437,7 +447,7 @@ func (l *limited) OptInPhoneNumber(ctx context.Context, c Caller, phoneNumber st
 }
 
 func (l *limited) CreateSMSSandboxPhoneNumber(ctx context.Context, c Caller, in CreateSMSSandboxPhoneNumberInput) error {
-	leave, err := l.begin(c, 0)
+	leave, err := l.begin(c, "", 0)
 	if err != nil {
 		return err
 	}
@@ -446,7 +456,7 @@ func (l *limited) CreateSMSSandboxPhoneNumber(ctx context.Context, c Caller, in 
 }
 
 func (l *limited) VerifySMSSandboxPhoneNumber(ctx context.Context, c Caller, in VerifySMSSandboxPhoneNumberInput) error {
-	leave, err := l.begin(c, 0)
+	leave, err := l.begin(c, "", 0)
 	if err != nil {
 		return err
 	}
@@ -455,7 +465,7 @@ func (l *limited) VerifySMSSandboxPhoneNumber(ctx context.Context, c Caller, in 
 }
 
 func (l *limited) DeleteSMSSandboxPhoneNumber(ctx context.Context, c Caller, phoneNumber string) error {
-	leave, err := l.begin(c, 0)
+	leave, err := l.begin(c, "", 0)
 	if err != nil {
 		return err
 	}
@@ -464,7 +474,7 @@ func (l *limited) DeleteSMSSandboxPhoneNumber(ctx context.Context, c Caller, pho
 }
 
 func (l *limited) ListSMSSandboxPhoneNumbers(ctx context.Context, c Caller, in ListSMSSandboxPhoneNumbersInput) (ListSMSSandboxPhoneNumbersOutput, error) {
-	leave, err := l.begin(c, 0)
+	leave, err := l.begin(c, "", 0)
 	if err != nil {
 		return ListSMSSandboxPhoneNumbersOutput{}, err
 	}
@@ -473,7 +483,7 @@ func (l *limited) ListSMSSandboxPhoneNumbers(ctx context.Context, c Caller, in L
 }
 
 func (l *limited) GetSMSSandboxAccountStatus(ctx context.Context, c Caller) (bool, error) {
-	leave, err := l.begin(c, 0)
+	leave, err := l.begin(c, "", 0)
 	if err != nil {
 		return false, err
 	}

@@ -28,9 +28,10 @@ type limited struct {
 
 var _ API = (*limited)(nil)
 
-// admit takes one request and bytes bytes of c's account.
-func (l *limited) admit(c Caller, bytes int) error {
-	if err := l.lim.Admit(c.Account, limits.DoorSQS, bytes); err != nil {
+// admit takes one request and bytes bytes of c's account, on queue
+// (limits.AdmitOn: a rule "sqs:NAME" of the queue named, if any).
+func (l *limited) admit(c Caller, queue string, bytes int) error {
+	if err := l.lim.AdmitOn(c.Account, limits.DoorSQS, queue, bytes); err != nil {
 		return throttledError(err)
 	}
 	return nil
@@ -47,12 +48,26 @@ func throttledError(err error) error {
 // into the node's admission control (limits.Admission): leave must be
 // called when it is done. ReceiveMessage is not entered: a long poll holds
 // no capacity while it waits.
-func (l *limited) begin(c Caller, bytes int) (leave func(), err error) {
-	leave, err = l.lim.Begin(c.Account, limits.DoorSQS, bytes)
+func (l *limited) begin(c Caller, queue string, bytes int) (leave func(), err error) {
+	leave, err = l.lim.Begin(c.Account, limits.DoorSQS, queue, bytes)
 	if err != nil {
 		return nil, throttledError(err)
 	}
 	return leave, nil
+}
+
+// on returns the name of the queue a request's URL names, for a rule of
+// that queue ("sqs:NAME"); "" while no rule names a queue (the URL is not
+// parsed then) or when the URL names none.
+func (l *limited) on(queueURL string) string {
+	if !l.lim.Names(limits.DoorSQS) {
+		return ""
+	}
+	_, _, name, err := ParseQueueURL(queueURL)
+	if err != nil {
+		return ""
+	}
+	return name
 }
 
 // checkQueueQuota refuses with OverLimit a CreateQueue of a new queue by an
@@ -99,7 +114,7 @@ func batchSize(entries []SendMessageBatchEntry) int {
 }
 
 func (l *limited) CreateQueue(ctx context.Context, c Caller, in CreateQueueInput) (queueURL string, err error) {
-	leave, err := l.begin(c, 0)
+	leave, err := l.begin(c, in.QueueName, 0)
 	if err != nil {
 		return "", err
 	}
@@ -111,7 +126,7 @@ func (l *limited) CreateQueue(ctx context.Context, c Caller, in CreateQueueInput
 }
 
 func (l *limited) GetQueueURL(ctx context.Context, c Caller, in GetQueueURLInput) (queueURL string, err error) {
-	leave, err := l.begin(c, 0)
+	leave, err := l.begin(c, in.QueueName, 0)
 	if err != nil {
 		return "", err
 	}
@@ -120,7 +135,7 @@ func (l *limited) GetQueueURL(ctx context.Context, c Caller, in GetQueueURLInput
 }
 
 func (l *limited) ListQueues(ctx context.Context, c Caller, in ListQueuesInput) (ListQueuesOutput, error) {
-	leave, err := l.begin(c, 0)
+	leave, err := l.begin(c, "", 0)
 	if err != nil {
 		return ListQueuesOutput{}, err
 	}
@@ -129,7 +144,7 @@ func (l *limited) ListQueues(ctx context.Context, c Caller, in ListQueuesInput) 
 }
 
 func (l *limited) DeleteQueue(ctx context.Context, c Caller, queueURL string) error {
-	leave, err := l.begin(c, 0)
+	leave, err := l.begin(c, l.on(queueURL), 0)
 	if err != nil {
 		return err
 	}
@@ -138,7 +153,7 @@ func (l *limited) DeleteQueue(ctx context.Context, c Caller, queueURL string) er
 }
 
 func (l *limited) GetQueueAttributes(ctx context.Context, c Caller, in GetQueueAttributesInput) (map[string]string, error) {
-	leave, err := l.begin(c, 0)
+	leave, err := l.begin(c, l.on(in.QueueURL), 0)
 	if err != nil {
 		return nil, err
 	}
@@ -147,7 +162,7 @@ func (l *limited) GetQueueAttributes(ctx context.Context, c Caller, in GetQueueA
 }
 
 func (l *limited) SetQueueAttributes(ctx context.Context, c Caller, in SetQueueAttributesInput) error {
-	leave, err := l.begin(c, 0)
+	leave, err := l.begin(c, l.on(in.QueueURL), 0)
 	if err != nil {
 		return err
 	}
@@ -156,7 +171,7 @@ func (l *limited) SetQueueAttributes(ctx context.Context, c Caller, in SetQueueA
 }
 
 func (l *limited) PurgeQueue(ctx context.Context, c Caller, queueURL string) error {
-	leave, err := l.begin(c, 0)
+	leave, err := l.begin(c, l.on(queueURL), 0)
 	if err != nil {
 		return err
 	}
@@ -165,7 +180,7 @@ func (l *limited) PurgeQueue(ctx context.Context, c Caller, queueURL string) err
 }
 
 func (l *limited) SendMessage(ctx context.Context, c Caller, in SendMessageInput) (SendMessageOutput, error) {
-	leave, err := l.begin(c, MessageSize(in.MessageBody, in.MessageAttributes))
+	leave, err := l.begin(c, l.on(in.QueueURL), MessageSize(in.MessageBody, in.MessageAttributes))
 	if err != nil {
 		return SendMessageOutput{}, err
 	}
@@ -174,7 +189,7 @@ func (l *limited) SendMessage(ctx context.Context, c Caller, in SendMessageInput
 }
 
 func (l *limited) SendMessageBatch(ctx context.Context, c Caller, in SendMessageBatchInput) (SendMessageBatchOutput, error) {
-	leave, err := l.begin(c, batchSize(in.Entries))
+	leave, err := l.begin(c, l.on(in.QueueURL), batchSize(in.Entries))
 	if err != nil {
 		return SendMessageBatchOutput{}, err
 	}
@@ -183,14 +198,14 @@ func (l *limited) SendMessageBatch(ctx context.Context, c Caller, in SendMessage
 }
 
 func (l *limited) ReceiveMessage(ctx context.Context, c Caller, in ReceiveMessageInput) (ReceiveMessageOutput, error) {
-	if err := l.admit(c, 0); err != nil {
+	if err := l.admit(c, l.on(in.QueueURL), 0); err != nil {
 		return ReceiveMessageOutput{}, err
 	}
 	return l.next.ReceiveMessage(ctx, c, in)
 }
 
 func (l *limited) DeleteMessage(ctx context.Context, c Caller, in DeleteMessageInput) error {
-	leave, err := l.begin(c, 0)
+	leave, err := l.begin(c, l.on(in.QueueURL), 0)
 	if err != nil {
 		return err
 	}
@@ -199,7 +214,7 @@ func (l *limited) DeleteMessage(ctx context.Context, c Caller, in DeleteMessageI
 }
 
 func (l *limited) DeleteMessageBatch(ctx context.Context, c Caller, in DeleteMessageBatchInput) (BatchIDsOutput, error) {
-	leave, err := l.begin(c, 0)
+	leave, err := l.begin(c, l.on(in.QueueURL), 0)
 	if err != nil {
 		return BatchIDsOutput{}, err
 	}
@@ -208,7 +223,7 @@ func (l *limited) DeleteMessageBatch(ctx context.Context, c Caller, in DeleteMes
 }
 
 func (l *limited) ChangeMessageVisibility(ctx context.Context, c Caller, in ChangeMessageVisibilityInput) error {
-	leave, err := l.begin(c, 0)
+	leave, err := l.begin(c, l.on(in.QueueURL), 0)
 	if err != nil {
 		return err
 	}
@@ -217,7 +232,7 @@ func (l *limited) ChangeMessageVisibility(ctx context.Context, c Caller, in Chan
 }
 
 func (l *limited) ChangeMessageVisibilityBatch(ctx context.Context, c Caller, in ChangeMessageVisibilityBatchInput) (BatchIDsOutput, error) {
-	leave, err := l.begin(c, 0)
+	leave, err := l.begin(c, l.on(in.QueueURL), 0)
 	if err != nil {
 		return BatchIDsOutput{}, err
 	}
@@ -226,7 +241,7 @@ func (l *limited) ChangeMessageVisibilityBatch(ctx context.Context, c Caller, in
 }
 
 func (l *limited) TagQueue(ctx context.Context, c Caller, in TagQueueInput) error {
-	leave, err := l.begin(c, 0)
+	leave, err := l.begin(c, l.on(in.QueueURL), 0)
 	if err != nil {
 		return err
 	}
@@ -235,7 +250,7 @@ func (l *limited) TagQueue(ctx context.Context, c Caller, in TagQueueInput) erro
 }
 
 func (l *limited) UntagQueue(ctx context.Context, c Caller, in UntagQueueInput) error {
-	leave, err := l.begin(c, 0)
+	leave, err := l.begin(c, l.on(in.QueueURL), 0)
 	if err != nil {
 		return err
 	}
@@ -244,7 +259,7 @@ func (l *limited) UntagQueue(ctx context.Context, c Caller, in UntagQueueInput) 
 }
 
 func (l *limited) ListQueueTags(ctx context.Context, c Caller, queueURL string) (map[string]string, error) {
-	leave, err := l.begin(c, 0)
+	leave, err := l.begin(c, l.on(queueURL), 0)
 	if err != nil {
 		return nil, err
 	}
@@ -253,7 +268,7 @@ func (l *limited) ListQueueTags(ctx context.Context, c Caller, queueURL string) 
 }
 
 func (l *limited) ListDeadLetterSourceQueues(ctx context.Context, c Caller, in ListDeadLetterSourceQueuesInput) (ListQueuesOutput, error) {
-	leave, err := l.begin(c, 0)
+	leave, err := l.begin(c, l.on(in.QueueURL), 0)
 	if err != nil {
 		return ListQueuesOutput{}, err
 	}
@@ -262,7 +277,7 @@ func (l *limited) ListDeadLetterSourceQueues(ctx context.Context, c Caller, in L
 }
 
 func (l *limited) StartMessageMoveTask(ctx context.Context, c Caller, in StartMessageMoveTaskInput) (taskHandle string, err error) {
-	leave, err := l.begin(c, 0)
+	leave, err := l.begin(c, "", 0)
 	if err != nil {
 		return "", err
 	}
@@ -271,7 +286,7 @@ func (l *limited) StartMessageMoveTask(ctx context.Context, c Caller, in StartMe
 }
 
 func (l *limited) ListMessageMoveTasks(ctx context.Context, c Caller, in ListMessageMoveTasksInput) ([]MessageMoveTask, error) {
-	leave, err := l.begin(c, 0)
+	leave, err := l.begin(c, "", 0)
 	if err != nil {
 		return nil, err
 	}
@@ -280,7 +295,7 @@ func (l *limited) ListMessageMoveTasks(ctx context.Context, c Caller, in ListMes
 }
 
 func (l *limited) CancelMessageMoveTask(ctx context.Context, c Caller, taskHandle string) (approximateNumberOfMessagesMoved int64, err error) {
-	leave, err := l.begin(c, 0)
+	leave, err := l.begin(c, "", 0)
 	if err != nil {
 		return 0, err
 	}
@@ -289,7 +304,7 @@ func (l *limited) CancelMessageMoveTask(ctx context.Context, c Caller, taskHandl
 }
 
 func (l *limited) AddPermission(ctx context.Context, c Caller, in AddPermissionInput) error {
-	leave, err := l.begin(c, 0)
+	leave, err := l.begin(c, l.on(in.QueueURL), 0)
 	if err != nil {
 		return err
 	}
@@ -298,7 +313,7 @@ func (l *limited) AddPermission(ctx context.Context, c Caller, in AddPermissionI
 }
 
 func (l *limited) RemovePermission(ctx context.Context, c Caller, in RemovePermissionInput) error {
-	leave, err := l.begin(c, 0)
+	leave, err := l.begin(c, l.on(in.QueueURL), 0)
 	if err != nil {
 		return err
 	}

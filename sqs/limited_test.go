@@ -59,3 +59,29 @@ func TestLimitedThrottlesPerAccount(t *testing.T) {
 		t.Error("Limited with no limiter is not the service itself")
 	}
 }
+
+// TestLimitedQueueRuleOverridesTheAccounts: a rule naming a queue
+// ("sqs:NAME") limits the requests on that queue with buckets of their
+// own, found from the queue URL, in place of the account's rule.
+func TestLimitedQueueRuleOverridesTheAccounts(t *testing.T) {
+	rules, err := limits.ParseRules([]string{"sqs=1/s:1", "sqs:orders=3/s:3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := &countingAPI{}
+	api := Limited(next, limits.New(rules))
+	sent := func(url string, n int) (ok int) {
+		for range n {
+			if _, err := api.SendMessage(context.Background(), Caller{Account: "a"}, SendMessageInput{QueueURL: url, MessageBody: "x"}); err == nil {
+				ok++
+			}
+		}
+		return ok
+	}
+	if got := sent("http://localhost:9324/000000000000/orders", 10); got != 3 {
+		t.Errorf("queue orders: %d of 10 sends admitted at once, want its rule's 3", got)
+	}
+	if got := sent("http://sqs.eu-west-1.localhost/000000000000/other", 10); got != 1 {
+		t.Errorf("queue other: %d of 10 admitted, want the account's 1", got)
+	}
+}

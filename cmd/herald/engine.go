@@ -8,6 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/heraldmq/herald/cache"
+	"github.com/heraldmq/herald/limits"
 	"github.com/heraldmq/herald/metrics"
 	"github.com/heraldmq/herald/redisindex"
 	"github.com/heraldmq/herald/rollup"
@@ -52,7 +53,10 @@ type engine struct {
 	// whose nodes must be given one.
 	receiptSecret []byte
 	breaker       *redisindex.Breaker // nil without Redis
-	close         func()              // after the services are closed
+	// sharedLimits keeps the buckets of rate limits for every node of
+	// the data center (Redis); nil on the embedded engine, one node.
+	sharedLimits limits.Shared
+	close        func() // after the services are closed
 }
 
 // openEngine opens the configured engine.

@@ -158,6 +158,9 @@ func serve(ctx context.Context, cfg serveConfig, stderr io.Writer) error {
 	// PUT /v1/admin/limits gives it rules.
 	limiter := limits.New(cfg.limits.rules)
 	limiter.SetMaxInFlight(cfg.limits.maxInFlight)
+	if eng.sharedLimits != nil {
+		limiter.SetShared(eng.sharedLimits)
+	}
 	cfg.cache.Limits = limiter
 	m := metrics.New()
 	eng.instrument(m)
