@@ -25,15 +25,15 @@ type Limiter struct {
 	// once, without a lock (the embedded default).
 	any atomic.Bool
 
-	mu      sync.Mutex
-	rules   []Rule
-	byKey   map[ruleKey]Rule
-	named   map[string]bool // doors (and ScopePath) with a rule naming a queue, topic or subtree
+	mu    sync.Mutex
+	rules []Rule
+	byKey map[ruleKey]Rule
+	named map[string]bool // doors (and ScopePath) with a rule naming a queue, topic or subtree
 	// anyNamed is whether named has a door: Names answers false without
 	// a lock while none does.
 	anyNamed atomic.Bool
-	buckets map[ruleKey]*bucket // by the account admitted, door and kind
-	now     func() time.Time
+	buckets  map[ruleKey]*bucket // by the account admitted, door and kind
+	now      func() time.Time
 
 	writers *Writers // always on, limits or not
 

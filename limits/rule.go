@@ -231,7 +231,9 @@ type ruleKey struct {
 	bytes               bool
 }
 
-func (r Rule) key() ruleKey { return ruleKey{account: r.Account, door: r.Door, name: r.Name, bytes: r.Bytes} }
+func (r Rule) key() ruleKey {
+	return ruleKey{account: r.Account, door: r.Door, name: r.Name, bytes: r.Bytes}
+}
 
 // setName checks name, the part after ":" of a rule's key.
 func (r *Rule) setName(head, name string) error {
