@@ -56,6 +56,28 @@ func (s *Service) admitWrite(ctx context.Context, m *Message) error {
 	return s.cfg.Limits.AdmitPaths(id.Account, m.Paths)
 }
 
+// enter enters ctx's request into the node's admission control
+// (limits.Admission, --max-in-flight) for the store's work that follows:
+// on a saturated node an account over its share is refused at once.
+// Herald's own work, marked with no door, passes. leave must be called
+// when the work is done.
+func (s *Service) enter(ctx context.Context) (leave func(), err error) {
+	if s.cfg.Limits == nil || limits.DoorOf(ctx) == "" {
+		return func() {}, nil
+	}
+	id, _ := access.FromContext(ctx)
+	return s.cfg.Limits.Enter(id.Account)
+}
+
+// authorizeQuery authorizes a query of pattern (AuthorizeRead) and enters
+// it into admission control (enter).
+func (s *Service) authorizeQuery(ctx context.Context, pattern string) (leave func(), err error) {
+	if err := s.AuthorizeRead(ctx, pattern); err != nil {
+		return nil, err
+	}
+	return s.enter(ctx)
+}
+
 // grants returns the grants of ctx's identity.
 func (s *Service) grants(ctx context.Context) (access.Grants, error) {
 	id, ok := access.FromContext(ctx)

@@ -74,3 +74,38 @@ func TestPathLimitBoundsEachPath(t *testing.T) {
 		wantErrCode(t, "the other path, untouched by the refused message "+string(rune('0'+i)), err, "")
 	}
 }
+
+// TestAdmissionControlSharesASaturatedNode: with --max-in-flight 2 and
+// account a holding both places, a's next put and query are refused with
+// a throttling while account b's enter; Herald's own work always enters.
+func TestAdmissionControlSharesASaturatedNode(t *testing.T) {
+	lim := limits.New(nil)
+	lim.SetMaxInFlight(2)
+	cfg := cache.DefaultConfig()
+	cfg.Limits = lim
+	svc := newService(t, cfg)
+	as := func(account, door string) context.Context {
+		ctx := access.WithIdentity(context.Background(), access.Identity{Account: account, Grants: access.AllowAll()})
+		if door != "" {
+			ctx = limits.WithDoor(ctx, door)
+		}
+		return ctx
+	}
+	for range 2 { // a's two requests in flight, as a slow store would hold them
+		leave, err := lim.Enter("a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer leave()
+	}
+	_, _, err := svc.Put(as("a", limits.DoorCache), cache.PutInput{Metadata: meta("y.1")})
+	wantErrCode(t, "a's put over its share", err, herald.EThrottled)
+	_, _, err = svc.Latest(as("a", limits.DoorWS), "y.#", "", 10)
+	wantErrCode(t, "a's query over its share", err, herald.EThrottled)
+	_, _, err = svc.Put(as("b", limits.DoorCache), cache.PutInput{Metadata: meta("y.2")})
+	wantErrCode(t, "b's put, under its share", err, "")
+	_, _, err = svc.All(as("b", limits.DoorCache), "y.2", "", 10)
+	wantErrCode(t, "b's query", err, "")
+	_, _, err = svc.Put(as("a", ""), cache.PutInput{Metadata: meta("y.3")})
+	wantErrCode(t, "Herald's own put", err, "")
+}

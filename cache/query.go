@@ -33,9 +33,11 @@ func (s *Service) Latest(ctx context.Context, pattern, cursorText string, limit 
 	if err != nil {
 		return nil, Page{}, err
 	}
-	if err := s.AuthorizeRead(ctx, pattern); err != nil {
+	leave, err := s.authorizeQuery(ctx, pattern)
+	if err != nil {
 		return nil, Page{}, err
 	}
+	defer leave()
 	hits, page, err := s.walkPage(ctx, pat, tp)
 	if err != nil {
 		return nil, Page{}, err
@@ -79,9 +81,11 @@ func (s *Service) Paths(ctx context.Context, prefix, cursorText string, limit in
 	if err != nil {
 		return nil, Page{}, err
 	}
-	if err := s.AuthorizeRead(ctx, pattern); err != nil {
+	leave, err := s.authorizeQuery(ctx, pattern)
+	if err != nil {
 		return nil, Page{}, err
 	}
+	defer leave()
 	hits, page, err := s.walkPage(ctx, pat, tp)
 	if err != nil {
 		return nil, Page{}, err
@@ -110,9 +114,11 @@ func (s *Service) All(ctx context.Context, path, cursorText string, limit int) (
 	if err != nil {
 		return nil, Page{}, err
 	}
-	if err := s.AuthorizeRead(ctx, path); err != nil {
+	leave, err := s.authorizeQuery(ctx, path)
+	if err != nil {
 		return nil, Page{}, err
 	}
+	defer leave()
 	refs, err := s.store.History(ctx, path, after, n+1)
 	if err != nil {
 		return nil, Page{}, err
@@ -158,9 +164,11 @@ func (s *Service) journal(ctx context.Context, readable string, from, to time.Ti
 	if to.Before(from) {
 		return nil, Page{}, herald.Errorf(herald.EInvalid, "journal's to (%s) is before its from (%s)", to.Format(time.RFC3339Nano), from.Format(time.RFC3339Nano))
 	}
-	if err := s.AuthorizeRead(ctx, readable); err != nil {
+	leave, err := s.authorizeQuery(ctx, readable)
+	if err != nil {
 		return nil, Page{}, err
 	}
+	defer leave()
 	n, err := s.limit(limit)
 	if err != nil {
 		return nil, Page{}, err

@@ -99,6 +99,11 @@ func (s *Service) put(ctx context.Context, m *Message) (*Message, bool, error) {
 	if err := s.admitWrite(ctx, m); err != nil {
 		return nil, false, err
 	}
+	leave, err := s.enter(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	defer leave()
 	stored, created, err := s.store.PutMessage(ctx, m)
 	if err != nil {
 		return nil, false, err
@@ -230,6 +235,11 @@ func (s *Service) Get(ctx context.Context, id string) (*Message, error) {
 	if err := s.admit(ctx, 0); err != nil {
 		return nil, err
 	}
+	leave, err := s.enter(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer leave()
 	ms, err := s.store.GetMessages(ctx, []uuid.UUID{u})
 	if err != nil {
 		return nil, err

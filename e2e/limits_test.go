@@ -365,7 +365,7 @@ func throttledCount(t *testing.T, s *server, door string) float64 {
 // new connection is closed with 4010 and the next one, after one closed,
 // is served. Another account's quotas are its own.
 func TestQuotasAtCreation(t *testing.T) {
-	s := startServer(t, "", append(sharedArgs(), "--limit", "queues=2", "--limit", "topics=1")...)
+	s := startServer(t, "", append(sharedArgs(), "--limit", "queues=2", "--limit", "topics=1", "--limit", "subscriptions=2")...)
 	ctx := ctxFor(t, time.Minute)
 	a, b := sqsAs(s, keyA), sqsAs(s, keyB)
 	for _, name := range []string{"q1", "q2"} {
@@ -395,10 +395,41 @@ func TestQuotasAtCreation(t *testing.T) {
 	if _, err := sa.CreateTopic(ctx, &sns.CreateTopicInput{Name: aws.String("t1")}); err != nil {
 		t.Errorf("creating a topic held already, at the quota: %v", err)
 	}
+	// Subscriptions: two per topic.
+	topicARN := "arn:aws:sns:us-east-1:" + acctA + ":t1"
+	subscribe := func(queue string) error {
+		_, err := sa.Subscribe(ctx, &sns.SubscribeInput{TopicArn: aws.String(topicARN), Protocol: aws.String("sqs"),
+			Endpoint: aws.String("arn:aws:sqs:us-east-1:" + acctA + ":" + queue)})
+		return err
+	}
+	for _, q := range []string{"q1", "q2"} {
+		if err := subscribe(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err = subscribe("q4")
+	if status, _, ok := throttledAnswer(err, "SubscriptionLimitExceeded"); !ok || status != http.StatusForbidden {
+		t.Fatalf("a third subscription over a quota of 2: %v (HTTP %d), want SubscriptionLimitExceeded 403", err, status)
+	}
+	if err := subscribe("q2"); err != nil {
+		t.Errorf("subscribing a queue subscribed already, at the quota: %v", err)
+	}
 
 	// WebSockets, anonymous (a server without credentials): the default
 	// account's.
-	s = startServer(t, "", "--limit", "websockets=1")
+	s = startServer(t, "", "--limit", "websockets=1", "--limit", "rollups=1")
+	def := map[string]any{"event": map[string]any{"id": "id", "time": "time"}, "scopes": [][]string{{"channel"}},
+		"metrics": []string{"plays"}, "periods": []map[string]any{{"unit": "day"}}}
+	if st := call(t, s, http.MethodPut, "/v1/rollups/first", def, nil); st != http.StatusCreated {
+		t.Fatalf("the first rollup: HTTP %d, want 201", st)
+	}
+	var refused struct{ Error struct{ Code string } }
+	if st := call(t, s, http.MethodPut, "/v1/rollups/second", def, &refused); st != http.StatusForbidden || refused.Error.Code != "over_quota" {
+		t.Fatalf("a second rollup over a quota of 1: HTTP %d %+v, want 403 over_quota", st, refused)
+	}
+	if st := call(t, s, http.MethodPut, "/v1/rollups/first", def, nil); st != http.StatusOK {
+		t.Errorf("defining the rollup held again, at the quota: HTTP %d, want 200", st)
+	}
 	first := dialWS(t, s)
 	id := first.request(map[string]any{"type": "ping"})
 	first.next(10*time.Second, func(f map[string]any) bool { return f["id"] == id })

@@ -26,15 +26,19 @@ var Doors = []string{DoorSQS, DoorSNS, DoorCache, DoorWS, DoorAMQP, DoorRollup}
 
 // Quotas: counts an account may hold, not rates. A rule "queues=1000"
 // bounds each account's queues (in each region), "topics=100" its topics,
-// "websockets=500" the WebSockets it holds open on each node.
+// "subscriptions=1000" the subscriptions of each of its topics,
+// "rollups=50" its rollups, "websockets=500" the WebSockets it holds open
+// on each node.
 const (
-	QuotaQueues     = "queues"
-	QuotaTopics     = "topics"
-	QuotaWebSockets = "websockets"
+	QuotaQueues        = "queues"
+	QuotaTopics        = "topics"
+	QuotaSubscriptions = "subscriptions"
+	QuotaRollups       = "rollups"
+	QuotaWebSockets    = "websockets"
 )
 
 // Quotas lists every quota.
-var Quotas = []string{QuotaQueues, QuotaTopics, QuotaWebSockets}
+var Quotas = []string{QuotaQueues, QuotaTopics, QuotaSubscriptions, QuotaRollups, QuotaWebSockets}
 
 // maxQuota bounds a quota's count.
 const maxQuota = 1 << 30

@@ -138,16 +138,18 @@ func (s *Service) SetPublisher(p Publisher) { s.cfg.Topics = p }
 
 // admit takes one request of events, and their bytes, from the rate limits
 // of ctx's caller at limits.DoorRollup (Config.Limits), when it came in
-// through a door; Herald's own feeds (SNS, AMQP) pass.
-func (s *Service) admit(ctx context.Context, bytes int) error {
+// through a door, and enters it into the node's admission control
+// (limits.Limiter.Begin): leave must be called when it is counted.
+// Herald's own feeds (SNS, AMQP) pass.
+func (s *Service) admit(ctx context.Context, bytes int) (leave func(), err error) {
 	if s.cfg.Limits == nil || limits.DoorOf(ctx) == "" {
-		return nil
+		return func() {}, nil
 	}
 	account, err := s.account(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return s.cfg.Limits.Admit(account, limits.DoorRollup, bytes)
+	return s.cfg.Limits.Begin(account, limits.DoorRollup, "", bytes)
 }
 
 // account is the account ctx's caller acts in.
@@ -211,11 +213,19 @@ func (s *Service) Put(ctx context.Context, name string, body []byte) (d *Definit
 			"rollup %s exists with another shape: it may gain metrics, dimensions, drill-downs and computed members after its own, but its event members, scopes, period units, time zone, dedup window and the parts it has stay as they are; delete it first, or define a rollup of another name", name)
 	case err == nil: // Evolve carried its ID, creation and row numbers over
 	case herald.ErrorCode(err) == herald.ENotFound:
-		list, err := s.store.ListDefinitions(ctx, acct, "", s.cfg.MaxDefinitions)
+		most := s.cfg.MaxDefinitions
+		quota, quotaSet := s.cfg.Limits.Quota(acct, limits.QuotaRollups)
+		if quotaSet && quota < most {
+			most = quota
+		}
+		list, err := s.store.ListDefinitions(ctx, acct, "", max(most, 1))
 		if err != nil {
 			return nil, false, err
 		}
-		if len(list) >= s.cfg.MaxDefinitions {
+		switch {
+		case quotaSet && len(list) >= most:
+			return nil, false, limits.OverQuota(acct, limits.QuotaRollups, most)
+		case len(list) >= most:
 			return nil, false, herald.Errorf(herald.ETooLarge, "account %s has %d rollups, the most allowed", acct, len(list))
 		}
 		d.ID, d.Created, created = uuid.New(), s.cfg.Clock().UTC(), true
@@ -383,9 +393,11 @@ const MaxIngestErrors = 10
 // ones are counted and skipped. The events are committed when it returns
 // without error.
 func (s *Service) Ingest(ctx context.Context, name string, body []byte) (IngestResult, error) {
-	if err := s.admit(ctx, len(body)); err != nil {
+	leave, err := s.admit(ctx, len(body))
+	if err != nil {
 		return IngestResult{}, err
 	}
+	defer leave()
 	d, err := s.Get(ctx, name)
 	if err != nil {
 		return IngestResult{}, err

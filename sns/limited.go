@@ -173,7 +173,52 @@ func (l *limited) Subscribe(ctx context.Context, c Caller, in SubscribeInput) (s
 		return "", err
 	}
 	defer leave()
+	if err := l.checkSubscriptionQuota(ctx, c, in); err != nil {
+		return "", err
+	}
 	return l.next.Subscribe(ctx, c, in)
+}
+
+// checkSubscriptionQuota refuses with SubscriptionLimitExceeded a new
+// subscription to a topic that holds its quota of subscriptions
+// (limits.QuotaSubscriptions, the quota of the topic's account, whoever
+// subscribes); subscribing an endpoint subscribed already passes (AWS
+// answers its ARN). It counts with ListSubscriptionsByTopic, pages of 100,
+// up to the quota and, at the quota, on to find the endpoint (at most
+// 10,000 more). Two subscriptions at once may both pass at the last place.
+func (l *limited) checkSubscriptionQuota(ctx context.Context, c Caller, in SubscribeInput) error {
+	// The count is the topic owner's: its listing is the owner's to see,
+	// whoever subscribes.
+	owner := c
+	if parts := strings.Split(in.TopicARN, ":"); len(parts) == 6 && parts[4] != "" {
+		owner.Account = parts[4]
+	}
+	quota, ok := l.lim.Quota(owner.Account, limits.QuotaSubscriptions)
+	if !ok {
+		return nil
+	}
+	held, next := 0, ""
+	for held < quota+10000 {
+		out, err := l.next.ListSubscriptionsByTopic(ctx, owner, in.TopicARN, next)
+		if err != nil {
+			return nil // no such topic: Subscribe answers that
+		}
+		for _, s := range out.Subscriptions {
+			if s.Protocol == in.Protocol && s.Endpoint == in.Endpoint {
+				return nil
+			}
+		}
+		held += len(out.Subscriptions)
+		if next = out.NextToken; next == "" {
+			break
+		}
+	}
+	if held < quota {
+		return nil
+	}
+	e := NewError(CodeSubscriptionLimitExceeded, "Subscription limit exceeded: the topic holds its quota of %d subscriptions.", quota)
+	e.Err = limits.OverQuota(owner.Account, limits.QuotaSubscriptions, quota)
+	return e
 }
 
 func (l *limited) ConfirmSubscription(ctx context.Context, c Caller, in ConfirmSubscriptionInput) (subscriptionARN string, err error) {

@@ -17,7 +17,7 @@ type limitRules struct {
 }
 
 func (l *limitRules) register(fs *flag.FlagSet) {
-	fs.IntVar(&l.maxInFlight, "max-in-flight", 0, "requests a node serves at once (SQS and SNS) before it shares itself between accounts, refusing those over their share with a throttling answer; 0: no admission control")
+	fs.IntVar(&l.maxInFlight, "max-in-flight", 0, "requests a node serves at once (SQS, SNS, cache puts and queries, rollup events) before it shares itself between accounts, refusing those over their share with a throttling answer; 0: no admission control")
 	fs.Var(l, "limit", "a rate limit, [ACCOUNT/]DOOR[.bytes][:NAME]=RATE/s[:BURST] or ...=off (repeatable; doors: "+
 		strings.Join(limits.Doors, ", ")+"; path=RATE/s bounds each path's writes), or a quota, [ACCOUNT/]QUOTA=N ("+
 		strings.Join(limits.Quotas, ", ")+"), e.g. sqs=500/s, 123456789012/sqs=5000/s:10000, cache.bytes=10MiB/s, queues=10000; none by default: no limit")
