@@ -222,6 +222,15 @@ var tableDefs = []struct{ name, cql string }{
 		taker text,
 		fenced_ms bigint
 	) WITH gc_grace_seconds = 10800`},
+
+	// Settings every node reads (settings.go, limits.Store): the rate
+	// limits set at run time. A row per setting, written by the admin API
+	// and read by every node every few seconds. Default gc_grace.
+	{"settings", `CREATE TABLE IF NOT EXISTS %[1]s.settings (
+		name text PRIMARY KEY,
+		value text,
+		changed_ms bigint
+	)`},
 }
 
 // ensureSchema creates the keyspace and the tables that do not exist yet,

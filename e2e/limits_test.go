@@ -269,22 +269,8 @@ func TestRateLimitsOnCacheAndWebSocketAndAdmin(t *testing.T) {
 	c.next(10*time.Second, func(f map[string]any) bool { return f["id"] == id })
 
 	admin := func(method string, body any) (int, map[string][]string) {
-		var rd *bytes.Reader
-		if body != nil {
-			b, _ := json.Marshal(body)
-			rd = bytes.NewReader(b)
-		} else {
-			rd = bytes.NewReader(nil)
-		}
-		req, _ := http.NewRequest(method, s.URL+"/v1/admin/limits", rd)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		var out map[string][]string
-		json.NewDecoder(resp.Body).Decode(&out)
-		return resp.StatusCode, out
+		status, rules, _ := adminLimits(t, s, method, body)
+		return status, map[string][]string{"rules": rules}
 	}
 	if status, out := admin(http.MethodGet, nil); status != http.StatusOK || strings.Join(out["rules"], " ") != "cache=2/s:2 ws=2/s:2" {
 		t.Fatalf("GET /v1/admin/limits: %d %v", status, out)
@@ -525,4 +511,78 @@ func TestRateLimitsHoldAcrossNodes(t *testing.T) {
 			t.Errorf("node %d decided %v requests alone (Redis did not answer)", i, errs)
 		}
 	}
+}
+
+// adminLimits calls /v1/admin/limits of s (no credentials: a server that
+// checks none) and returns the status, the rules and their source.
+func adminLimits(t *testing.T, s *server, method string, body any) (status int, rules []string, source string) {
+	t.Helper()
+	var rd *bytes.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	} else {
+		rd = bytes.NewReader(nil)
+	}
+	req, _ := http.NewRequest(method, s.URL+"/v1/admin/limits", rd)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out struct {
+		Rules  []string `json:"rules"`
+		Source string   `json:"source"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil && resp.StatusCode == http.StatusOK {
+		t.Fatalf("%s /v1/admin/limits: %v", method, err)
+	}
+	return resp.StatusCode, out.Rules, out.Source
+}
+
+// TestLimitsSetAtRunTimeReachEveryNode: rules PUT through one node of a
+// Cassandra cluster are in force on the other within its sync interval,
+// and DELETE takes both back to their configuration's; on the embedded
+// engine, rules set at run time outlive a restart.
+func TestLimitsSetAtRunTimeReachEveryNode(t *testing.T) {
+	t.Run("embedded restart", func(t *testing.T) {
+		dir := t.TempDir()
+		s := startServer(t, dir, "--limit", "sqs=100/s")
+		if status, rules, source := adminLimits(t, s, http.MethodPut, map[string]any{"rules": []string{"sqs=7/s"}}); status != http.StatusOK || strings.Join(rules, " ") != "sqs=7/s" || source != "admin" {
+			t.Fatalf("PUT: HTTP %d %v from %q", status, rules, source)
+		}
+		s.stop(t)
+		s = startServer(t, dir, "--limit", "sqs=100/s")
+		if _, rules, source := adminLimits(t, s, http.MethodGet, nil); strings.Join(rules, " ") != "sqs=7/s" || source != "admin" {
+			t.Errorf("after a restart: %v from %q, want the rules set at run time", rules, source)
+		}
+	})
+	t.Run("two cassandra nodes", func(t *testing.T) {
+		requireCassandra(t)
+		requireRedis(t)
+		a := cassandra.start(t, "", "--limit", "sqs=100/s")
+		b := cassandra.start(t, "", "--limit", "sqs=100/s")
+		inForce := func(s *server, want, wantSource string) {
+			t.Helper()
+			var rules []string
+			var source string
+			for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+				if _, rules, source = adminLimits(t, s, http.MethodGet, nil); strings.Join(rules, " ") == want && source == wantSource {
+					return
+				}
+			}
+			t.Fatalf("node's rules: %v from %q, want %s from %s", rules, source, want, wantSource)
+		}
+		// The keyspace is the run's: whatever happens, forget the rules
+		// set here before the next test's nodes read them.
+		t.Cleanup(func() { adminLimits(t, a, http.MethodDelete, nil) })
+		if status, _, _ := adminLimits(t, a, http.MethodPut, map[string]any{"rules": []string{"sqs=7/s", "sqs:orders=70/s"}}); status != http.StatusOK {
+			t.Fatalf("PUT: HTTP %d", status)
+		}
+		inForce(b, "sqs=7/s sqs:orders=70/s", "admin")
+		if status, _, _ := adminLimits(t, b, http.MethodDelete, nil); status != http.StatusOK {
+			t.Fatalf("DELETE: HTTP %d", status)
+		}
+		inForce(a, "sqs=100/s", "configuration")
+	})
 }

@@ -10,6 +10,9 @@ import (
 // reads them ("[ACCOUNT/]DOOR[.bytes][:NAME]=RATE/s[:BURST]" or "...=off").
 type limitsBody struct {
 	Rules []string `json:"rules"`
+	// Source says where the rules in force come from: "admin" (set at run
+	// time, kept in the store for every node) or "configuration".
+	Source string `json:"source,omitempty"`
 }
 
 // writerView is one of the busiest writers: an account at a door, or a
@@ -24,8 +27,9 @@ type writerView struct {
 // topWritersShown is how many writers of each kind the admin API lists.
 const topWritersShown = 10
 
-// SetLimits serves GET and PUT /v1/admin/limits over ctl: the rules in
-// force, and their replacement; and GET /v1/admin/writers, the busiest
+// SetLimits serves GET, PUT and DELETE /v1/admin/limits over ctl: the
+// rules in force, their replacement (kept for every node), and the return
+// to the configuration's; and GET /v1/admin/writers, the busiest
 // accounts and paths (the operator account only; ctl decides).
 func (s *Server) SetLimits(ctl *limits.Control) {
 	s.route("/v1/admin/writers", methods{http.MethodGet: func(w http.ResponseWriter, r *http.Request) {
@@ -55,7 +59,7 @@ func (s *Server) SetLimits(ctl *limits.Control) {
 				writeError(w, r, s.log, err)
 				return
 			}
-			writeJSON(w, http.StatusOK, limitsBody{Rules: nonNil(rules)})
+			writeJSON(w, http.StatusOK, limitsBody{Rules: nonNil(rules), Source: ctl.Source()})
 		},
 		http.MethodPut: func(w http.ResponseWriter, r *http.Request) {
 			body, err := readBody(w, r, adminMaxBodySize)
@@ -74,7 +78,16 @@ func (s *Server) SetLimits(ctl *limits.Control) {
 				return
 			}
 			s.log.Info("rate limits replaced", "rules", rules)
-			writeJSON(w, http.StatusOK, limitsBody{Rules: nonNil(rules)})
+			writeJSON(w, http.StatusOK, limitsBody{Rules: nonNil(rules), Source: ctl.Source()})
+		},
+		http.MethodDelete: func(w http.ResponseWriter, r *http.Request) {
+			rules, err := ctl.ResetRules(r.Context())
+			if err != nil {
+				writeError(w, r, s.log, err)
+				return
+			}
+			s.log.Info("rate limits set at run time forgotten: the configuration's are in force", "rules", rules)
+			writeJSON(w, http.StatusOK, limitsBody{Rules: nonNil(rules), Source: ctl.Source()})
 		},
 	})
 }

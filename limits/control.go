@@ -14,6 +14,14 @@ import (
 type Control struct {
 	Limiter  *Limiter
 	Operator string // the operator account (--aws-account)
+	// Configured are the rules of the configuration (--limit), in force
+	// while no rules set at run time are stored.
+	Configured []Rule
+	// Store keeps the rules set at run time for every node; nil: they are
+	// this node's until it stops.
+	Store Store
+
+	sync syncState
 }
 
 // authorize refuses every caller but the operator's.
@@ -33,9 +41,9 @@ func (c *Control) Rules(ctx context.Context) ([]string, error) {
 	return specs(c.Limiter.Rules()), nil
 }
 
-// SetRules replaces every rule by the ones specs give, all or none; it
-// returns them as they now stand. The change is this node's (each node
-// keeps its own rules; docs/operations.md).
+// SetRules replaces every rule by the ones specs give, all or none, and
+// keeps them in the Store, where every node finds them (Sync) in place of
+// its configuration's; it returns them as they now stand.
 func (c *Control) SetRules(ctx context.Context, in []string) ([]string, error) {
 	if err := c.authorize(ctx); err != nil {
 		return nil, err
@@ -44,8 +52,36 @@ func (c *Control) SetRules(ctx context.Context, in []string) ([]string, error) {
 	if err != nil {
 		return nil, herald.Errorf(herald.EInvalid, "%v", err)
 	}
-	c.Limiter.SetRules(rules)
+	if rules == nil {
+		rules = []Rule{} // stored: no rule at all, which is not the configuration's
+	}
+	if err := c.save(ctx, rules); err != nil {
+		return nil, err
+	}
 	return specs(rules), nil
+}
+
+// ResetRules forgets the rules set at run time: every node goes back to
+// its configuration's. It returns them.
+func (c *Control) ResetRules(ctx context.Context) ([]string, error) {
+	if err := c.authorize(ctx); err != nil {
+		return nil, err
+	}
+	if err := c.save(ctx, nil); err != nil {
+		return nil, err
+	}
+	return specs(c.Limiter.Rules()), nil
+}
+
+// Source says where the rules in force come from: "admin" (set at run
+// time) or "configuration".
+func (c *Control) Source() string {
+	c.sync.mu.Lock()
+	defer c.sync.mu.Unlock()
+	if c.sync.lastStored != "" {
+		return "admin"
+	}
+	return "configuration"
 }
 
 // TopWriters is the busiest writers of each kind over the last Window

@@ -56,7 +56,9 @@ type engine struct {
 	// sharedLimits keeps the buckets of rate limits for every node of
 	// the data center (Redis); nil on the embedded engine, one node.
 	sharedLimits limits.Shared
-	close        func() // after the services are closed
+	// settings keeps the rate limits set at run time for every node.
+	settings limits.Store
+	close    func() // after the services are closed
 }
 
 // openEngine opens the configured engine.

@@ -114,6 +114,7 @@ func openCassandra(ctx context.Context, c storeConfig, aws awsConfig, log *slog.
 		rollupShards: cmp.Or(c.rollupShards, 1),
 		ready:        st.Ready,
 		breaker:      breaker,
+		settings:     st,
 		sharedLimits: redisindex.NewLimits(client, redisindex.Options{Prefix: aws.redisPrefix, Breaker: breaker}),
 		collectors:   append([]prometheus.Collector{st.Collector()}, st.RollupCollectors()...),
 		close: func() {

@@ -36,6 +36,7 @@ func openEmbedded(c storeConfig, log *slog.Logger) (*engine, error) {
 	return &engine{
 		name:          "embedded",
 		receiptSecret: secret,
+		settings:      db,
 		cache:         db,
 		queues:        db.Queues(),
 		index:         sqsmem.NewIndex(sqsmem.IndexOptions{}),

@@ -218,7 +218,14 @@ func serve(ctx context.Context, cfg serveConfig, stderr io.Writer) error {
 	handler.SetWebSocket(withRequestOrigin(wsHandler))
 	registerWSMetrics(m.Registry, wsHandler.Stats())
 	handler.SetAdmin(queues.svc, topics.svc, nodeInfo(cfg.store.engine, cfg.aws.region))
-	handler.SetLimits(&limits.Control{Limiter: limiter, Operator: cfg.aws.account})
+	// Rules set at run time are kept in the store: every node (and this
+	// one after a restart) puts them in force in place of --limit's.
+	limitsCtl := &limits.Control{Limiter: limiter, Operator: cfg.aws.account, Configured: cfg.limits.rules, Store: eng.settings}
+	if err := limitsCtl.Load(ctx); err != nil {
+		log.Warn("rate limits: the rules set at run time could not be read; the configuration's are in force until they can", "err", err)
+	}
+	go limitsCtl.Sync(ctx, func(err error) { log.Warn("rate limits: reading the rules set at run time", "err", err) })
+	handler.SetLimits(limitsCtl)
 	if eng.backup != nil {
 		handler.SetBackup(eng.backup, cfg.store.dataDir)
 	}

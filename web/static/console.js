@@ -254,6 +254,9 @@ async function pollWriters() {
   }
   const rules = $("limit-rules");
   rules.replaceChildren();
+  $("limit-source").textContent = l.source === "admin"
+    ? "Set at run time for every node (PUT /v1/admin/limits; DELETE returns to the configuration's)."
+    : "From this node's configuration (--limit).";
   if (l.rules.length === 0) rules.append(el("li", "none: nothing is limited"));
   for (const r of l.rules) rules.append(el("li", r));
 }
