@@ -89,7 +89,9 @@ func TestLastFiringRecordsThePublish(t *testing.T) {
 			return !l.Published && l.Error == "NotFound: Topic does not exist" && !l.ErrorAt.Before(start.Truncate(time.Millisecond))
 		}},
 		{"taken", nil, func(l *rollup.LastFiring) bool {
-			return l.Published && l.Error == "" && l.ErrorAt.IsZero() && !l.PublishedAt.Before(start.Truncate(time.Millisecond))
+			// The firing is recorded done, then counted: wait for both.
+			return l.Published && l.Error == "" && l.ErrorAt.IsZero() && !l.PublishedAt.Before(start.Truncate(time.Millisecond)) &&
+				svc.Stats.Fired.Load() > 0
 		}},
 	}
 	for _, s := range steps {
