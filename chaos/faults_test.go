@@ -136,8 +136,11 @@ func (f *fakeInjector) healthy(context.Context) bool { return true }
 func TestFaultRunnerRunsTheSchedule(t *testing.T) {
 	tl := newTally(1)
 	inj := &fakeInjector{tally: tl, fail: RedisCut}
-	r := newFaultRunner(schedule{kinds: []FaultKind{HeraldKill, RedisCut}, every: 10 * time.Millisecond, rounds: 2},
-		inj, tl, time.Millisecond, 50*time.Millisecond, func(string, ...any) {})
+	// Faults 200 ms apart: each kill's recovery is seen when the load below
+	// acknowledges once before the next fault, which a machine busy with
+	// other tests still does (10 ms apart, CI once saw none).
+	r := newFaultRunner(schedule{kinds: []FaultKind{HeraldKill, RedisCut}, every: 200 * time.Millisecond, rounds: 2},
+		inj, tl, time.Millisecond, 2*time.Second, func(string, ...any) {})
 	r.start = time.Now()
 	// A load that acknowledges and delivers all the time, so every fault
 	// is seen to recover.
@@ -160,7 +163,7 @@ func TestFaultRunnerRunsTheSchedule(t *testing.T) {
 	go r.run(context.Background())
 	select {
 	case <-r.done:
-	case <-time.After(5 * time.Second):
+	case <-time.After(20 * time.Second):
 		t.Fatal("the runner did not finish its two rounds")
 	}
 	recs := r.finish()

@@ -89,3 +89,35 @@ func TestSQSRegionsScopeQueues(t *testing.T) {
 		}
 	})
 }
+
+// TestAnyRegionIsServedByDefault: with access keys configured and no
+// --aws-regions, a request signed for any region is served in that region
+// (its queue's ARN names it); --aws-regions narrows the regions, refusing
+// a signature scoped to another with SignatureDoesNotMatch.
+func TestAnyRegionIsServedByDefault(t *testing.T) {
+	s := startServer(t, "", sharedArgs()...)
+	ctx := ctxFor(t, time.Minute)
+	in := func(s *server, region string) *sqs.Client {
+		c := sqsAs(s, keyA)
+		return sqs.New(c.Options(), func(o *sqs.Options) { o.Region = region })
+	}
+	out, err := in(s, "ap-southeast-2").CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String("anywhere")})
+	if err != nil {
+		t.Fatalf("a request signed for ap-southeast-2, no --aws-regions: %v", err)
+	}
+	attrs, err := in(s, "ap-southeast-2").GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: out.QueueUrl,
+		AttributeNames: []types.QueueAttributeName{types.QueueAttributeNameQueueArn}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if arn := attrs.Attributes["QueueArn"]; arn != "arn:aws:sqs:ap-southeast-2:"+acctA+":anywhere" {
+		t.Errorf("QueueArn %s, want the signature's region", arn)
+	}
+
+	narrow := startServer(t, "", append(sharedArgs(), "--aws-regions", "us-east-1,eu-west-1")...)
+	if _, err := in(narrow, "eu-west-1").ListQueues(ctx, &sqs.ListQueuesInput{}); err != nil {
+		t.Errorf("a listed region: %v", err)
+	}
+	_, err = in(narrow, "ap-southeast-2").ListQueues(ctx, &sqs.ListQueuesInput{})
+	wantAPIError(t, "a region --aws-regions does not list", err, "SignatureDoesNotMatch")
+}

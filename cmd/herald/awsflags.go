@@ -47,7 +47,7 @@ func (c *awsConfig) register(fs *flag.FlagSet) {
 	c.limits = sqsLimits{sqs.DefaultLimits()}
 	fs.StringVar(&c.account, "aws-account", "000000000000", "AWS account id of queues and topics when requests are not signed (or keys name no account)")
 	fs.StringVar(&c.region, "aws-region", "us-east-1", "AWS region named in ARNs")
-	fs.StringVar(&c.regions, "aws-regions", "", "AWS regions requests are served for, comma-separated, or * for any: when --aws-access-keys is set, a signature scoped to another region is refused (SignatureDoesNotMatch); default: --aws-region")
+	fs.StringVar(&c.regions, "aws-regions", "", "AWS regions requests are served for, comma-separated, or * for any: when --aws-access-keys is set, a signature scoped to another region is refused (SignatureDoesNotMatch); default: any region")
 	fs.StringVar(&c.accessKeys, "aws-access-keys", "", "AWS access keys accepted by the SQS/SNS APIs, comma-separated AKID:SECRET or AKID:SECRET:ACCOUNT; when set, every AWS request must carry a valid SigV4 signature (prefer the environment variable)")
 	fs.Var(&c.limits, "sqs-limit", "override one SQS limit, NAME=VALUE (repeatable), e.g. MaxMaximumMessageSize=2097152; names: "+strings.Join(limitNames(), ", "))
 	fs.Var(&c.shards, "sqs-shards", fmt.Sprintf("message shards of a new SQS queue whose CreateQueue sets none with the tag %s, 1 to %d; 0: the engine's default (docs/sqs.md, \"Shards per queue\"); a queue keeps the count it was created with", sqs.ShardsTag, sqs.MaxShards))
@@ -66,8 +66,9 @@ func (c *awsConfig) register(fs *flag.FlagSet) {
 }
 
 // servedRegions reads --aws-regions: the regions the AWS edge serves
-// (awsapi.Config.Regions). Without the flag it is --aws-region alone; "*"
-// is nil, every region.
+// (awsapi.Config.Regions). Without the flag, or with "*", it is nil: every
+// region, as a local endpoint's users expect (queues and topics are scoped
+// by region, so regions never mix).
 func (c *awsConfig) servedRegions() ([]string, error) {
 	text := strings.TrimSpace(c.regions)
 	if text == "*" {
@@ -85,9 +86,6 @@ func (c *awsConfig) servedRegions() ([]string, error) {
 		if !slices.Contains(out, r) {
 			out = append(out, r)
 		}
-	}
-	if len(out) == 0 {
-		return []string{c.region}, nil
 	}
 	return out, nil
 }

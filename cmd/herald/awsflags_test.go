@@ -76,13 +76,13 @@ func TestAWSRegionsFlag(t *testing.T) {
 		want    []string
 		wantErr bool
 	}{
-		{name: "default is --aws-region's default", want: []string{"us-east-1"}},
-		{name: "default follows --aws-region", args: []string{"--aws-region", "eu-west-3"}, want: []string{"eu-west-3"}},
+		{name: "default is any region", want: nil},
+		{name: "default is any region whatever --aws-region", args: []string{"--aws-region", "eu-west-3"}, want: nil},
 		{name: "list", args: []string{"--aws-regions", "us-east-1, eu-west-1,,us-east-1"}, want: []string{"us-east-1", "eu-west-1"}},
 		{name: "list replaces --aws-region", args: []string{"--aws-region", "eu-west-3", "--aws-regions", "ap-south-1"}, want: []string{"ap-south-1"}},
 		{name: "any region", args: []string{"--aws-regions", "*"}, want: nil},
 		{name: "from the environment", env: "us-west-2,eu-central-1", want: []string{"us-west-2", "eu-central-1"}},
-		{name: "only commas", args: []string{"--aws-regions", " , "}, want: []string{"us-east-1"}},
+		{name: "only commas", args: []string{"--aws-regions", " , "}, want: nil},
 		{name: "not a region", args: []string{"--aws-regions", "us-east-1,US_EAST"}, wantErr: true},
 		{name: "star among regions", args: []string{"--aws-regions", "us-east-1,*"}, wantErr: true},
 		{name: "trailing hyphen", args: []string{"--aws-regions", "eu-"}, wantErr: true},
