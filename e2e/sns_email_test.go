@@ -2,7 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
-	"errors"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -10,7 +10,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sns"
-	"github.com/aws/smithy-go"
 
 	"github.com/heraldmq/herald/sns/snsmail/smtptest"
 )
@@ -127,14 +126,45 @@ func TestSNSEmailJSONAndRetries(t *testing.T) {
 	})
 }
 
-func TestSNSEmailNeedsTheRelay(t *testing.T) {
+// TestSNSEmailAndSMSWithoutRelaysFailVisibly: as AWS does, a server with
+// neither --smtp-addr nor --sms-webhook-url takes email and sms
+// subscriptions and a Publish to a phone number; the deliveries are given
+// up and counted on /metrics (herald_sns_deliveries_total{outcome="dropped"}).
+func TestSNSEmailAndSMSWithoutRelaysFailVisibly(t *testing.T) {
 	s := startServer(t, "")
 	c := snsClient(s)
+	ctx := ctxFor(t, 30*time.Second)
 	topic := newTopic(t, c, nil)
-	_, err := c.Subscribe(ctxFor(t, 30*time.Second), &sns.SubscribeInput{TopicArn: &topic, Protocol: aws.String("email"), Endpoint: aws.String("ops@example.com")})
-	var ae smithy.APIError
-	if !errors.As(err, &ae) || ae.ErrorCode() != "InvalidParameter" ||
-		!strings.HasPrefix(ae.ErrorMessage(), "Invalid parameter: Herald does not support this protocol string: email (--smtp-addr turns it on); it supports ") {
-		t.Errorf("Subscribe email without --smtp-addr: %v", err)
+	out, err := c.Subscribe(ctx, &sns.SubscribeInput{TopicArn: &topic, Protocol: aws.String("email"), Endpoint: aws.String("ops@example.com")})
+	if err != nil || aws.ToString(out.SubscriptionArn) != "pending confirmation" {
+		t.Fatalf("Subscribe email without --smtp-addr: %v, %v; want it pending confirmation", out, err)
 	}
+	if _, err := c.Subscribe(ctx, &sns.SubscribeInput{TopicArn: &topic, Protocol: aws.String("sms"), Endpoint: aws.String("+15555550100")}); err != nil {
+		t.Fatalf("Subscribe sms without --sms-webhook-url: %v", err)
+	}
+	if _, err := c.Publish(ctx, &sns.PublishInput{TopicArn: &topic, Message: aws.String("to the sms subscriber")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Publish(ctx, &sns.PublishInput{PhoneNumber: aws.String("+15555550101"), Message: aws.String("direct")}); err != nil {
+		t.Fatalf("Publish to a phone number without --sms-webhook-url: %v", err)
+	}
+	const dropped = `herald_sns_deliveries_total{outcome="dropped"} `
+	var last string
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		resp, err := http.Get(s.URL + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		for _, line := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(line, dropped); ok {
+				last = v
+			}
+		}
+		if last == "2" {
+			return
+		}
+	}
+	t.Errorf("%s%s, want 2 (the subscriber's SMS and the direct one given up)", dropped, last)
 }

@@ -69,9 +69,6 @@ func (s *Service) publishPush(ctx context.Context, c Caller, in PublishInput, ar
 	if e := validatePublish(&Topic{}, entry); e != nil {
 		return PublishOutput{}, e
 	}
-	if ep.App.Platform != PlatformHerald && s.cfg.Push == nil {
-		return PublishOutput{}, ErrInvalidParameter("TargetArn Reason: no push gateway is configured for platform %s on this server", ep.App.Platform)
-	}
 	id := uuid.NewString()
 	dj := &deliveryJob{
 		Pub: publishJob{Account: ep.App.Account, Message: in.Message, Subject: deref(in.Subject), Structure: in.MessageStructure,
@@ -102,9 +99,6 @@ func (s *Service) checkApplicationEndpoint(ctx context.Context, c Caller, endpoi
 		return ErrInvalidParameter("Endpoint Reason: No endpoint found for the target arn specified")
 	} else if err != nil {
 		return AsError(err)
-	}
-	if ep.App.Platform != PlatformHerald && s.cfg.Push == nil {
-		return ErrInvalidParameter("Endpoint Reason: no push gateway is configured for platform %s on this server", ep.App.Platform)
 	}
 	return nil
 }

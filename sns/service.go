@@ -138,6 +138,10 @@ type Stats struct {
 	Forged       atomic.Int64 // internal jobs refused for a missing or wrong seal (jobseal.go)
 	Continued    atomic.Int64 // publish jobs handed over to a continuation (fanout.go)
 	Tested       atomic.Int64 // subscriptions a standard topic's fan-out read and tested (filterindex.go)
+	// ConfirmationsFailed counts subscription confirmations given up
+	// after their attempts (e.g. an email subscription on a server without
+	// a mailer: the subscription stays pending).
+	ConfirmationsFailed atomic.Int64
 }
 
 // Service implements API on a Store (topics and subscriptions) and the

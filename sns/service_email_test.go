@@ -92,12 +92,28 @@ func (e *env) confirmByLink(t *testing.T, topic, body string) string {
 	return arn
 }
 
-func TestEmailProtocolsNeedAMailer(t *testing.T) {
+// TestEmailWithoutAMailerFailsVisibly: as on AWS, email and email-json
+// subscriptions are taken on a server without a mailer (--smtp-addr); each
+// stays pending, its confirmation given up after its attempts and counted.
+func TestEmailWithoutAMailerFailsVisibly(t *testing.T) {
 	e := newEnv(t)
+	run(t, e.svc)
 	topic := e.createTopic(t, "no-mail", nil)
 	for _, protocol := range []string{sns.ProtocolEmail, sns.ProtocolEmailJSON} {
-		_, err := e.svc.Subscribe(e.ctx, caller, sns.SubscribeInput{TopicARN: topic, Protocol: protocol, Endpoint: "ops@example.com"})
-		wantError(t, err, sns.CodeInvalidParameter, "Invalid parameter: Herald does not support this protocol string: "+protocol+" (--smtp-addr turns it on); it supports application, http, https, path, sqs")
+		arn, err := e.svc.Subscribe(e.ctx, caller, sns.SubscribeInput{TopicARN: topic, Protocol: protocol, Endpoint: "ops@example.com"})
+		if err != nil || arn != "pending confirmation" {
+			t.Fatalf("Subscribe %s without a mailer: %q, %v; want it taken, pending confirmation", protocol, arn, err)
+		}
+	}
+	eventually(t, 10*time.Second, "both confirmations given up", func() bool { return e.svc.Stats().ConfirmationsFailed.Load() == 2 })
+	out, err := e.svc.ListSubscriptionsByTopic(e.ctx, caller, topic, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range out.Subscriptions {
+		if s.SubscriptionARN != "PendingConfirmation" {
+			t.Errorf("%s subscription %s: want it still pending", s.Protocol, s.SubscriptionARN)
+		}
 	}
 }
 

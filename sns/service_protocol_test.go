@@ -9,12 +9,13 @@ import (
 // TestSubscribeUnknownProtocolSaysWhatHeraldTakes: Subscribe with a
 // protocol this server does not take is InvalidParameter saying Herald does
 // not support it and listing the protocols it does (on this server, for
-// this kind of topic), with the flag that turns on one it knows.
+// this kind of topic). Email, email-json and sms are taken with or without
+// their relays (their deliveries fail visibly without one).
 func TestSubscribeUnknownProtocolSaysWhatHeraldTakes(t *testing.T) {
-	e := newEnv(t, withMailer(newFakeMailer()))
+	e := newEnv(t)
 	standard := e.createTopic(t, "protocols", nil)
 	fifo := e.createTopic(t, "protocols.fifo", map[string]string{"FifoTopic": "true"})
-	const all = "application, email, email-json, http, https, path, sqs"
+	const all = "application, email, email-json, http, https, path, sms, sqs"
 	tests := []struct {
 		name, topic, protocol, endpoint, message string
 	}{
@@ -26,8 +27,8 @@ func TestSubscribeUnknownProtocolSaysWhatHeraldTakes(t *testing.T) {
 			"Invalid parameter: Herald does not support this protocol string: SQS; it supports " + all},
 		{"empty", standard, "", "x",
 			"Invalid parameter: Herald does not support this protocol string: ; it supports " + all},
-		{"sms, turned off", standard, "sms", "+15555550100",
-			"Invalid parameter: Herald does not support this protocol string: sms (--sms-webhook-url turns it on); it supports " + all},
+		{"sms on a FIFO topic", fifo, "sms", "+15555550100",
+			"Invalid parameter: Herald does not support this protocol string on a FIFO topic: sms; it supports path, sqs"},
 		{"http on a FIFO topic", fifo, "http", "http://example.com/hook",
 			"Invalid parameter: Herald does not support this protocol string on a FIFO topic: http; it supports path, sqs"},
 	}

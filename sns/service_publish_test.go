@@ -33,7 +33,7 @@ func TestPublishValidation(t *testing.T) {
 
 		{"no topic", sns.PublishInput{Message: "hi"}, sns.CodeInvalidParameter},
 		{"both arns", sns.PublishInput{TopicARN: topic, TargetARN: topic, Message: "hi"}, sns.CodeInvalidParameter},
-		{"phone", sns.PublishInput{PhoneNumber: "+15555550100", Message: "hi"}, sns.CodeInvalidParameter},
+		{"bad phone", sns.PublishInput{PhoneNumber: "555-0100", Message: "hi"}, sns.CodeInvalidParameter},
 		{"missing topic", sns.PublishInput{TopicARN: topic + "x", Message: "hi"}, sns.CodeNotFound},
 		{"empty message", sns.PublishInput{TopicARN: topic}, sns.CodeInvalidParameter},
 		{"too long", sns.PublishInput{TopicARN: topic, Message: strings.Repeat("x", sns.MaxMessageBytes+1)}, sns.CodeInvalidParameter},

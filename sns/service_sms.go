@@ -492,9 +492,6 @@ func (s *Service) publishSMS(ctx context.Context, c Caller, in PublishInput) (Pu
 	if !ValidPhoneNumber(in.PhoneNumber) {
 		return PublishOutput{}, ErrInvalidParameter("PhoneNumber Reason: %s is not valid to publish to", herald.Clip(in.PhoneNumber))
 	}
-	if s.cfg.SMS == nil {
-		return PublishOutput{}, ErrInvalidParameter("PhoneNumber Reason: SMS is not configured on this server")
-	}
 	entry := PublishBatchEntry{Message: in.Message, Subject: in.Subject, MessageStructure: in.MessageStructure,
 		MessageAttributes: in.MessageAttributes, MessageDeduplicationID: in.MessageDeduplicationID, MessageGroupID: in.MessageGroupID}
 	if e := validatePublish(&Topic{}, entry); e != nil {

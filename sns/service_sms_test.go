@@ -281,13 +281,25 @@ func TestSMSPublishToAPhoneNumber(t *testing.T) {
 	wantCode(t, err, sns.CodeInvalidParameterValue)
 }
 
-func TestSMSPublishNeedsTheWebhook(t *testing.T) {
+// TestSMSWithoutAWebhookFailsVisibly: as on AWS, a Publish to a phone
+// number and an sms subscription are taken on a server without an SMS
+// gateway (--sms-webhook-url); their deliveries are given up, counted as
+// dropped, or dead-lettered where the subscription has a redrive policy.
+func TestSMSWithoutAWebhookFailsVisibly(t *testing.T) {
 	e := newEnv(t)
-	_, err := e.svc.Publish(e.ctx, caller, sns.PublishInput{PhoneNumber: "+15555550100", Message: "m"})
-	wantError(t, err, sns.CodeInvalidParameter, "Invalid parameter: PhoneNumber Reason: SMS is not configured on this server")
+	run(t, e.svc)
+	if _, err := e.svc.Publish(e.ctx, caller, sns.PublishInput{PhoneNumber: "+15555550100", Message: "m"}); err != nil {
+		t.Fatalf("Publish to a phone number without a gateway: %v; want it taken", err)
+	}
+	eventually(t, 10*time.Second, "the SMS given up", func() bool { return e.svc.Stats().Dropped.Load() == 1 })
 	topic := e.createTopic(t, "t", nil)
-	_, err = e.svc.Subscribe(e.ctx, caller, sns.SubscribeInput{TopicARN: topic, Protocol: "sms", Endpoint: "+15555550100"})
-	wantError(t, err, sns.CodeInvalidParameter, "Invalid parameter: Herald does not support this protocol string: sms (--sms-webhook-url turns it on); it supports application, http, https, path, sqs")
+	dlq := e.createQueue(t, "sms-dlq", nil)
+	e.subscribe(t, topic, "sms", "+15555550100", map[string]string{"RedrivePolicy": `{"deadLetterTargetArn":"` + dlq + `"}`})
+	e.publish(t, sns.PublishInput{TopicARN: topic, Message: "to the dead letters"})
+	eventually(t, 10*time.Second, "the SMS dead-lettered", func() bool { return e.svc.Stats().DeadLettered.Load() == 1 })
+	if got := e.receiveBodies(t, "sms-dlq", 1); len(got) != 1 || !strings.Contains(got[0], "to the dead letters") {
+		t.Errorf("the dead-letter queue holds %v, want the message", got)
+	}
 }
 
 func TestSMSSubscription(t *testing.T) {

@@ -63,7 +63,10 @@ func (s *Service) checkEndpoint(protocol, endpoint string, fifo bool) *Error {
 			return ErrInvalidParameter("Endpoint: a rollup's name")
 		}
 	case ProtocolEmail, ProtocolEmailJSON:
-		if s.cfg.Mail == nil || fifo {
+		// Taken with or without a mailer (--smtp-addr), as AWS takes them:
+		// without one, the confirmation and deliveries fail visibly
+		// (logged, counted, dead-lettered: deliver_notify.go).
+		if fifo {
 			return unsupported()
 		}
 		if !validEmailAddress(endpoint) {
@@ -72,7 +75,7 @@ func (s *Service) checkEndpoint(protocol, endpoint string, fifo bool) *Error {
 	case ProtocolApplication:
 		// Checked with the store by checkApplicationEndpoint (deliver_push.go).
 	case ProtocolSMS:
-		if s.cfg.SMS == nil || fifo {
+		if fifo { // with or without an SMS gateway, as for email
 			return unsupported()
 		}
 		if !ValidPhoneNumber(endpoint) {
@@ -84,14 +87,6 @@ func (s *Service) checkEndpoint(protocol, endpoint string, fifo bool) *Error {
 	return nil
 }
 
-// protocolFlags names the server flag that turns on each protocol Herald
-// knows but refuses without it.
-var protocolFlags = map[string]string{
-	ProtocolEmail:     "--smtp-addr",
-	ProtocolEmailJSON: "--smtp-addr",
-	ProtocolSMS:       "--sms-webhook-url",
-}
-
 // supportedProtocols lists the protocols this service takes on a topic of
 // the given kind, in order.
 func (s *Service) supportedProtocols(fifo bool) []string {
@@ -100,13 +95,13 @@ func (s *Service) supportedProtocols(fifo bool) []string {
 		ok       bool
 	}{
 		{ProtocolApplication, !fifo},
-		{ProtocolEmail, s.cfg.Mail != nil && !fifo},
-		{ProtocolEmailJSON, s.cfg.Mail != nil && !fifo},
+		{ProtocolEmail, !fifo},
+		{ProtocolEmailJSON, !fifo},
 		{ProtocolHTTP, s.cfg.HTTP != nil && !fifo},
 		{ProtocolHTTPS, s.cfg.HTTP != nil && !fifo},
 		{ProtocolPath, s.cfg.Paths != nil},
 		{ProtocolRollup, s.cfg.Rollups != nil && !fifo},
-		{ProtocolSMS, s.cfg.SMS != nil && !fifo},
+		{ProtocolSMS, !fifo},
 		{ProtocolSQS, true},
 	}
 	var out []string
@@ -119,19 +114,14 @@ func (s *Service) supportedProtocols(fifo bool) []string {
 }
 
 // unsupportedProtocol is Subscribe's InvalidParameter for a protocol this
-// service does not take: it says so, and lists those it does (with the
-// flag that turns on a protocol Herald knows but this server refuses).
+// service does not take: it says so, and lists those it does.
 func (s *Service) unsupportedProtocol(protocol string, fifo bool) *Error {
 	kind := ""
 	if fifo {
 		kind = " on a FIFO topic"
 	}
-	hint := ""
-	if flag, ok := protocolFlags[protocol]; ok && !fifo {
-		hint = " (" + flag + " turns it on)"
-	}
-	return ErrInvalidParameter("Herald does not support this protocol string%s: %s%s; it supports %s",
-		kind, herald.Clip(protocol), hint, strings.Join(s.supportedProtocols(fifo), ", "))
+	return ErrInvalidParameter("Herald does not support this protocol string%s: %s; it supports %s",
+		kind, herald.Clip(protocol), strings.Join(s.supportedProtocols(fifo), ", "))
 }
 
 // newToken returns a confirmation token for subscription id: the id in
@@ -305,6 +295,8 @@ func (s *Service) confirm(ctx context.Context, dj *deliveryJob) bool {
 	}
 	s.log.Warn("sns: subscription confirmation failed", "subscription", cj.Target.SubscriptionARN, "attempt", dj.Attempt+1, "err", err)
 	if dj.Attempt+1 >= s.cfg.ConfirmAttempts {
+		s.stats.ConfirmationsFailed.Add(1)
+		s.log.Warn("sns: subscription confirmation given up; the subscription stays pending", "subscription", cj.Target.SubscriptionARN, "attempts", dj.Attempt+1)
 		return true
 	}
 	next := *dj

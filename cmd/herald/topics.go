@@ -161,6 +161,7 @@ func registerSNSMetrics(reg prometheus.Registerer, st *sns.Stats) {
 		metrics.Outcome(deliveries, help, "dropped", &st.Dropped),
 		metrics.Counter("herald_sns_continuations_total", "SNS publish jobs of large topics handed over to a continuation after 10 chunks.", nil, &st.Continued),
 		metrics.Counter("herald_sns_subscriptions_read_total", "Subscriptions the fan-outs of standard topics read and tested: with the filter index, those under the keys the messages carry (docs/sns.md).", nil, &st.Tested),
+		metrics.Counter("herald_sns_confirmations_failed_total", "Subscription confirmations given up after their attempts (an email subscription on a server without --smtp-addr, an endpoint that never answered): the subscription stays pending.", nil, &st.ConfirmationsFailed),
 		metrics.Counter("herald_sns_forged_jobs_total", "Jobs on Herald's internal SNS queues refused for a missing or wrong seal (docs/security.md).", nil, &st.Forged),
 	)
 }
