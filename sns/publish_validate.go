@@ -115,16 +115,40 @@ func parseStructure(msg string) (map[string]string, *Error) {
 	return out, nil
 }
 
+// validateAttributeName checks a message attribute's name as AWS does,
+// with its words: at most 256 bytes, letters, digits, hyphens,
+// underscores and dots, no dot first, last or after another.
+func validateAttributeName(name string) *Error {
+	bad := func(format string, args ...any) *Error { return NewError(CodeInvalidParameterValue, format, args...) }
+	switch {
+	case len(name) > 256:
+		return bad("Length of message attribute name must be less than 256 bytes.")
+	case name == "":
+		return bad("The message attribute name '' is invalid.")
+	case name[0] == '.':
+		return bad("Invalid message attribute name starting with character '.' was found.")
+	case name[len(name)-1] == '.':
+		return bad("Invalid message attribute name ending with character '.' was found.")
+	}
+	prev := rune(0)
+	for _, r := range name {
+		if r >= utf8.RuneSelf || (!isNameChar(byte(r)) && r != '.') {
+			return bad("Invalid non-alphanumeric character '#x%X' was found in the message attribute name. "+
+				"Can only include alphanumeric characters, hyphens, underscores, or dots.", r)
+		}
+		if r == '.' && prev == '.' {
+			return bad("Message attribute name can not have successive '.' character.")
+		}
+		prev = r
+	}
+	return nil
+}
+
 // validateAttribute checks one message attribute.
 func validateAttribute(name string, v MessageAttributeValue) *Error {
 	bad := func(format string, args ...any) *Error { return NewError(CodeInvalidParameterValue, format, args...) }
-	if name == "" || len(name) > 256 || name[0] == '.' || name[len(name)-1] == '.' || strings.Contains(name, "..") {
-		return bad("The message attribute name '%s' is invalid.", name)
-	}
-	for i := 0; i < len(name); i++ {
-		if !isNameChar(name[i]) && name[i] != '.' {
-			return bad("The message attribute name '%s' is invalid.", name)
-		}
+	if e := validateAttributeName(name); e != nil {
+		return e
 	}
 	lower := strings.ToLower(name)
 	if (strings.HasPrefix(lower, "aws.") || strings.HasPrefix(lower, "amazon.")) && !smsMessageAttrs[name] {
@@ -133,6 +157,9 @@ func validateAttribute(name string, v MessageAttributeValue) *Error {
 	base := attributeBaseType(v.DataType)
 	switch base {
 	case "String", "Number", "String.Array":
+		if v.StringValue == "" && len(v.BinaryValue) > 0 {
+			return bad("The message attribute '%s' with type '%s' must use field 'String'.", name, v.DataType)
+		}
 		if v.StringValue == "" {
 			return bad("The message attribute '%s' must contain non-empty message attribute value for message attribute type '%s'.", name, v.DataType)
 		}
@@ -140,6 +167,9 @@ func validateAttribute(name string, v MessageAttributeValue) *Error {
 			return bad("The message attribute '%s' contains invalid characters.", name)
 		}
 	case "Binary":
+		if len(v.BinaryValue) == 0 && v.StringValue != "" {
+			return bad("The message attribute '%s' with type '%s' must use field 'Binary'.", name, v.DataType)
+		}
 		if len(v.BinaryValue) == 0 {
 			return bad("The message attribute '%s' must contain non-empty message attribute value for message attribute type '%s'.", name, v.DataType)
 		}

@@ -134,3 +134,31 @@ func TestPublishBatch(t *testing.T) {
 		})
 	}
 }
+
+// TestMessageAttributeErrorsInAWSWords: a bad message attribute name or
+// value field is InvalidParameterValue with AWS's own message.
+func TestMessageAttributeErrorsInAWSWords(t *testing.T) {
+	e := newEnv(t)
+	topic := e.createTopic(t, "attrs", nil)
+	str := sns.MessageAttributeValue{DataType: "String", StringValue: "v"}
+	for _, tc := range []struct {
+		name    string
+		attrs   map[string]sns.MessageAttributeValue
+		message string
+	}{
+		{"successive dots", map[string]sns.MessageAttributeValue{"a..b": str}, "Message attribute name can not have successive '.' character."},
+		{"dot first", map[string]sns.MessageAttributeValue{".a": str}, "Invalid message attribute name starting with character '.' was found."},
+		{"dot last", map[string]sns.MessageAttributeValue{"a.": str}, "Invalid message attribute name ending with character '.' was found."},
+		{"a hash", map[string]sns.MessageAttributeValue{"a#b": str}, "Invalid non-alphanumeric character '#x23' was found in the message attribute name. Can only include alphanumeric characters, hyphens, underscores, or dots."},
+		{"an accent", map[string]sns.MessageAttributeValue{"café": str}, "Invalid non-alphanumeric character '#xE9' was found in the message attribute name. Can only include alphanumeric characters, hyphens, underscores, or dots."},
+		{"too long", map[string]sns.MessageAttributeValue{strings.Repeat("a", 257): str}, "Length of message attribute name must be less than 256 bytes."},
+		{"String in Binary's field", map[string]sns.MessageAttributeValue{"x": {DataType: "String", BinaryValue: []byte("b")}}, "The message attribute 'x' with type 'String' must use field 'String'."},
+		{"Binary in String's field", map[string]sns.MessageAttributeValue{"x": {DataType: "Binary.jpeg", StringValue: "s"}}, "The message attribute 'x' with type 'Binary.jpeg' must use field 'Binary'."},
+		{"no value", map[string]sns.MessageAttributeValue{"x": {DataType: "Number"}}, "The message attribute 'x' must contain non-empty message attribute value for message attribute type 'Number'."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := e.svc.Publish(e.ctx, caller, sns.PublishInput{TopicARN: topic, Message: "m", MessageAttributes: tc.attrs})
+			wantError(t, err, sns.CodeInvalidParameterValue, tc.message)
+		})
+	}
+}
