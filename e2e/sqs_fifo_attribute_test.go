@@ -16,8 +16,9 @@ import (
 
 // TestSQSFifoQueueAttributeAsAWS: as on AWS, CreateQueue of a standard
 // queue refuses FifoQueue, even "false" (InvalidAttributeName), and
-// SetQueueAttributes FifoQueue=true on a FIFO queue changes nothing; over
-// JSON (the Go SDK) and the Query protocol.
+// SetQueueAttributes FifoQueue=true on a FIFO queue changes nothing and
+// FifoQueue=false is InvalidAttributeValue "Modifying queue type is not
+// supported."; over JSON (the Go SDK) and the Query protocol.
 func TestSQSFifoQueueAttributeAsAWS(t *testing.T) {
 	s := startServer(t, "")
 	c := sqsClient(s)
@@ -47,7 +48,8 @@ func TestSQSFifoQueueAttributeAsAWS(t *testing.T) {
 		t.Fatalf("FifoQueue after: %v, %v", attrs, err)
 	}
 	_, err = c.SetQueueAttributes(ctx, &sqs.SetQueueAttributesInput{QueueUrl: aws.String(q), Attributes: map[string]string{"FifoQueue": "false"}})
-	if !errors.As(err, &apiErr) || apiErr.ErrorCode() != "InvalidAttributeName" {
-		t.Fatalf("SetQueueAttributes FifoQueue=false on a FIFO queue: %v; want InvalidAttributeName", err)
+	if !errors.As(err, &apiErr) || apiErr.ErrorCode() != "InvalidAttributeValue" ||
+		apiErr.ErrorMessage() != "Invalid value for the parameter FifoQueue. Reason: Modifying queue type is not supported." {
+		t.Fatalf("SetQueueAttributes FifoQueue=false on a FIFO queue: %v; want InvalidAttributeValue, Modifying queue type is not supported.", err)
 	}
 }

@@ -132,7 +132,9 @@ func NewQueueAttributes(name string, in map[string]string, lim Limits) (QueueAtt
 // Apply validates SetQueueAttributes' attributes and applies them to q. It
 // changes nothing unless every attribute is valid. FifoQueue cannot be
 // changed after creation: "true" on a FIFO queue changes nothing, as on
-// AWS; anything else is InvalidAttributeName.
+// AWS; "false" (or anything not true) is InvalidAttributeValue "Modifying
+// queue type is not supported."; "true" on a standard queue is
+// InvalidAttributeName.
 func (q *QueueAttributes) Apply(in map[string]string, lim Limits) error {
 	next := *q
 	if err := next.apply(in, lim, false); err != nil {
@@ -191,7 +193,14 @@ func (q *QueueAttributes) apply(in map[string]string, lim Limits, creating bool)
 			}
 			q.RedriveAllowPolicy = &p
 		case AttrFifoQueue:
-			if b, ok := parseBool(v); !creating && !(ok && b && q.FifoQueue) {
+			if creating {
+				break // checked against the name by NewQueueAttributes
+			}
+			switch b, ok := parseBool(v); {
+			case !ok || !b:
+				// As AWS answers it: a queue's type never changes.
+				return ErrInvalidAttributeValue(name, "Modifying queue type is not supported.")
+			case !q.FifoQueue:
 				return ErrInvalidAttributeName(name)
 			}
 			// Checked against the name by NewQueueAttributes.

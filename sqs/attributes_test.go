@@ -113,8 +113,8 @@ func TestApply(t *testing.T) {
 	}{
 		{"visibility", "q", m{"VisibilityTimeout": "60"}, "", func(q QueueAttributes) bool { return q.VisibilityTimeout == 60 }},
 		{"fifo true on a FIFO queue changes nothing", "q.fifo", m{"FifoQueue": "true"}, "", func(q QueueAttributes) bool { return q.FifoQueue }},
-		{"fifo not settable to false", "q.fifo", m{"FifoQueue": "false"}, CodeInvalidAttributeName, nil},
-		{"fifo on standard", "q", m{"FifoQueue": "false"}, CodeInvalidAttributeName, nil},
+		{"fifo not settable to false", "q.fifo", m{"FifoQueue": "false"}, CodeInvalidAttributeValue, nil},
+		{"fifo false on standard", "q", m{"FifoQueue": "false"}, CodeInvalidAttributeValue, nil},
 		{"fifo true on standard", "q", m{"FifoQueue": "true"}, CodeInvalidAttributeName, nil},
 		{"clear redrive", "q", m{"RedrivePolicy": ""}, "", func(q QueueAttributes) bool { return q.RedrivePolicy == nil }},
 		{"clear allow", "q", m{"RedriveAllowPolicy": ""}, "", func(q QueueAttributes) bool { return q.RedriveAllowPolicy == nil }},
