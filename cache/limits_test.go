@@ -21,13 +21,6 @@ func TestLimitsAdmitEachDoorPerAccount(t *testing.T) {
 	cfg := cache.DefaultConfig()
 	cfg.Limits = limits.New(rules)
 	svc := newService(t, cfg)
-	as := func(account, door string) context.Context {
-		ctx := access.WithIdentity(context.Background(), access.Identity{Account: account, Grants: access.AllowAll()})
-		if door != "" {
-			ctx = limits.WithDoor(ctx, door)
-		}
-		return ctx
-	}
 	httpA, wsA, httpB, own := as("a", limits.DoorCache), as("a", limits.DoorWS), as("b", limits.DoorCache), as("a", "")
 
 	_, _, err = svc.Put(httpA, cache.PutInput{Metadata: meta("x.1")})
@@ -84,13 +77,6 @@ func TestAdmissionControlSharesASaturatedNode(t *testing.T) {
 	cfg := cache.DefaultConfig()
 	cfg.Limits = lim
 	svc := newService(t, cfg)
-	as := func(account, door string) context.Context {
-		ctx := access.WithIdentity(context.Background(), access.Identity{Account: account, Grants: access.AllowAll()})
-		if door != "" {
-			ctx = limits.WithDoor(ctx, door)
-		}
-		return ctx
-	}
 	for range 2 { // a's two requests in flight, as a slow store would hold them
 		leave, err := lim.Enter("a")
 		if err != nil {
@@ -108,4 +94,14 @@ func TestAdmissionControlSharesASaturatedNode(t *testing.T) {
 	wantErrCode(t, "b's query", err, "")
 	_, _, err = svc.Put(as("a", ""), cache.PutInput{Metadata: meta("y.3")})
 	wantErrCode(t, "Herald's own put", err, "")
+}
+
+// as is the context of a request of account that came in through door
+// ("": Herald's own work).
+func as(account, door string) context.Context {
+	ctx := access.WithIdentity(context.Background(), access.Identity{Account: account, Grants: access.AllowAll()})
+	if door != "" {
+		ctx = limits.WithDoor(ctx, door)
+	}
+	return ctx
 }

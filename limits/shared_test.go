@@ -48,18 +48,24 @@ func twoNodes(t *testing.T, specs ...string) (a, b *Limiter, store *fakeShared, 
 	return a, b, store, clock
 }
 
-func TestSharedRateHoldsForTwoNodes(t *testing.T) {
-	a, b, store, clock := twoNodes(t, "sqs=10/s:10")
-	admitted := 0
-	for i := range 40 { // alternately through either node
-		n := a
+// alternately admits n requests of account acct at sqs, through a and b
+// in turn, and returns how many were admitted.
+func alternately(a, b *Limiter, n int) (admitted int) {
+	for i := range n {
+		node := a
 		if i%2 == 1 {
-			n = b
+			node = b
 		}
-		if n.Admit("acct", DoorSQS, 0) == nil {
+		if node.Admit("acct", DoorSQS, 0) == nil {
 			admitted++
 		}
 	}
+	return admitted
+}
+
+func TestSharedRateHoldsForTwoNodes(t *testing.T) {
+	a, b, store, clock := twoNodes(t, "sqs=10/s:10")
+	admitted := alternately(a, b, 40)
 	if admitted != 10 {
 		t.Errorf("two nodes admitted %d of 40 at once, want the shared burst of 10 (each alone would admit 10)", admitted)
 	}
@@ -78,16 +84,7 @@ func TestSharedRateHoldsForTwoNodes(t *testing.T) {
 		t.Error("Exhausted is false while the shared bucket refused until later")
 	}
 	clock.add(time.Second)
-	admitted = 0
-	for i := range 40 {
-		n := a
-		if i%2 == 1 {
-			n = b
-		}
-		if n.Admit("acct", DoorSQS, 0) == nil {
-			admitted++
-		}
-	}
+	admitted = alternately(a, b, 40)
 	if admitted != 10 {
 		t.Errorf("a second later the two nodes admitted %d, want 10 (10/s shared)", admitted)
 	}
